@@ -1,0 +1,64 @@
+/*===- GPRuntime.h - GraphPart runtime C API ---------------------*- C -*-===*\
+|*                                                                          *|
+|* The runtime that runs GraphPart programs. A plain C ABI with the `gpRt`   *|
+|* prefix; it does not depend on LLVM or MLIR. Every call reports failure    *|
+|* through a gpRtStatus; the message of the last failure on the calling      *|
+|* thread is available from gpRtGetLastError. Nothing here aborts the       *|
+|* process or throws.                                                        *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef GRAPHPART_RUNTIME_GPRUNTIME_H
+#define GRAPHPART_RUNTIME_GPRUNTIME_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpRtStatus {
+  GP_RT_SUCCESS = 0,
+  /* A caller passed something invalid (null pointer, unknown name). */
+  GP_RT_ERROR_INVALID_ARGUMENT = 1,
+  /* What was asked for does not exist on this machine or in this build. */
+  GP_RT_ERROR_UNAVAILABLE = 2,
+  /* The backend (e.g. the CUDA driver) reported an error. */
+  GP_RT_ERROR_BACKEND = 3
+} gpRtStatus;
+
+typedef enum gpRtBackend {
+  /* Kernels run as host loops; always available. */
+  GP_RT_BACKEND_HOST = 0,
+  /* Kernels run on an NVIDIA GPU through the CUDA driver. */
+  GP_RT_BACKEND_CUDA = 1
+} gpRtBackend;
+
+/* The runtime's version, e.g. "0.1.0". */
+const char *gpRtVersion(void);
+
+/* A fixed description of a status code. */
+const char *gpRtStatusString(gpRtStatus status);
+
+/* The message of the last failing call on this thread ("" if none). */
+const char *gpRtGetLastError(void);
+
+/* "host" or "cuda" for a backend; NULL for an invalid value. */
+const char *gpRtBackendName(gpRtBackend backend);
+
+/* Parses "host" or "cuda". */
+gpRtStatus gpRtParseBackend(const char *name, gpRtBackend *backend);
+
+/* GP_RT_SUCCESS when `backend` can run programs here; otherwise
+ * GP_RT_ERROR_UNAVAILABLE, with the reason in gpRtGetLastError. */
+gpRtStatus gpRtBackendAvailable(gpRtBackend backend);
+
+/* Number of CUDA devices the driver reports. Fails with
+ * GP_RT_ERROR_UNAVAILABLE when there is no CUDA driver. */
+gpRtStatus gpRtCudaDeviceCount(int *count);
+
+/* The best backend present: cuda when a CUDA device is usable, else host. */
+gpRtBackend gpRtDefaultBackend(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAPHPART_RUNTIME_GPRUNTIME_H */

@@ -1,0 +1,101 @@
+//===- Runtime.cpp - GraphPart runtime C API ------------------------------===//
+
+#include "RuntimeInternal.h"
+
+#include <cstring>
+
+using namespace gp::rt;
+
+namespace {
+thread_local std::string lastError;
+} // namespace
+
+gpRtStatus gp::rt::fail(gpRtStatus status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+extern "C" {
+
+GP_RT_EXPORT const char *gpRtVersion(void) { return "0.1.0"; }
+
+GP_RT_EXPORT const char *gpRtStatusString(gpRtStatus status) {
+  switch (status) {
+  case GP_RT_SUCCESS:
+    return "success";
+  case GP_RT_ERROR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case GP_RT_ERROR_UNAVAILABLE:
+    return "unavailable";
+  case GP_RT_ERROR_BACKEND:
+    return "backend error";
+  }
+  return "unknown status";
+}
+
+GP_RT_EXPORT const char *gpRtGetLastError(void) { return lastError.c_str(); }
+
+GP_RT_EXPORT const char *gpRtBackendName(gpRtBackend backend) {
+  switch (backend) {
+  case GP_RT_BACKEND_HOST:
+    return "host";
+  case GP_RT_BACKEND_CUDA:
+    return "cuda";
+  }
+  return nullptr;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtParseBackend(const char *name,
+                                         gpRtBackend *backend) {
+  if (!name || !backend)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtParseBackend: null argument");
+  for (gpRtBackend candidate : {GP_RT_BACKEND_HOST, GP_RT_BACKEND_CUDA}) {
+    if (std::strcmp(name, gpRtBackendName(candidate)) == 0) {
+      *backend = candidate;
+      return GP_RT_SUCCESS;
+    }
+  }
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string("unknown backend '") + name +
+                  "': expected 'host' or 'cuda'");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCudaDeviceCount(int *count) {
+  if (!count)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCudaDeviceCount: null argument");
+  const CudaDriver *driver = nullptr;
+  if (gpRtStatus status = CudaDriver::get(driver))
+    return status;
+  if (int error = driver->cuDeviceGetCount(count))
+    return fail(GP_RT_ERROR_BACKEND,
+                "cuDeviceGetCount failed: " + driver->errorString(error));
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtBackendAvailable(gpRtBackend backend) {
+  switch (backend) {
+  case GP_RT_BACKEND_HOST:
+    return GP_RT_SUCCESS;
+  case GP_RT_BACKEND_CUDA: {
+    int count = 0;
+    if (gpRtCudaDeviceCount(&count) != GP_RT_SUCCESS)
+      return fail(GP_RT_ERROR_UNAVAILABLE, gpRtGetLastError());
+    if (count == 0)
+      return fail(GP_RT_ERROR_UNAVAILABLE,
+                  "the CUDA driver reports no devices");
+    return GP_RT_SUCCESS;
+  }
+  }
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              "unknown backend value " + std::to_string(backend));
+}
+
+GP_RT_EXPORT gpRtBackend gpRtDefaultBackend(void) {
+  return gpRtBackendAvailable(GP_RT_BACKEND_CUDA) == GP_RT_SUCCESS
+             ? GP_RT_BACKEND_CUDA
+             : GP_RT_BACKEND_HOST;
+}
+
+} // extern "C"

@@ -1,0 +1,49 @@
+# -*- Python -*-
+# lit configuration for GraphPart's regression tests.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "GraphPart"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gp_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%gp_src_root", config.gp_src_root))
+config.substitutions.append(("%gp_examples", os.path.join(config.gp_src_root, "examples")))
+config.substitutions.append(("%gp_docs_build", config.gp_docs_dir))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.gp_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["gp-opt", "gp-run"], tool_dirs)
+
+# The runtime's GoogleTest binary, when GoogleTest was found at configure time.
+runtime_tests = os.path.join(config.gp_unittests_dir, "GPRuntimeTests")
+if os.path.exists(runtime_tests):
+    config.available_features.add("gtest")
+    config.substitutions.append(("%gp_runtime_tests", runtime_tests))
+
+# GPU tests declare `REQUIRES: cuda`; they run only where a device answers.
+def _has_cuda_device():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+if _has_cuda_device():
+    config.available_features.add("cuda")

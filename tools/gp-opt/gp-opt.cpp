@@ -1,0 +1,26 @@
+//===- gp-opt.cpp - GraphPart optimizer driver ----------------------------===//
+//
+// Like mlir-opt, with the gp dialect and GraphPart's passes registered beside
+// every upstream dialect and pass, so torch-mlir and IREE output parses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphPart/Dialect/GP/IR/GPDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::gp::GPDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "GraphPart optimizer driver\n", registry));
+}

@@ -1,0 +1,83 @@
+//===- RuntimeTest.cpp - GraphPart runtime C API tests --------------------===//
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+namespace {
+
+TEST(RuntimeBackends, NamesRoundTrip) {
+  for (gpRtBackend backend : {GP_RT_BACKEND_HOST, GP_RT_BACKEND_CUDA}) {
+    gpRtBackend parsed;
+    ASSERT_EQ(gpRtParseBackend(gpRtBackendName(backend), &parsed),
+              GP_RT_SUCCESS);
+    EXPECT_EQ(parsed, backend);
+  }
+}
+
+TEST(RuntimeBackends, UnknownNameIsAnErrorWithAMessage) {
+  gpRtBackend parsed = GP_RT_BACKEND_HOST;
+  EXPECT_EQ(gpRtParseBackend("tpu", &parsed), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("unknown backend 'tpu'"),
+            std::string::npos);
+}
+
+TEST(RuntimeBackends, NullArgumentsAreErrorsNotCrashes) {
+  gpRtBackend parsed;
+  EXPECT_EQ(gpRtParseBackend(nullptr, &parsed), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtParseBackend("host", nullptr), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtCudaDeviceCount(nullptr), GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeBackends, InvalidEnumValueIsRejected) {
+  EXPECT_EQ(gpRtBackendName(static_cast<gpRtBackend>(7)), nullptr);
+  EXPECT_EQ(gpRtBackendAvailable(static_cast<gpRtBackend>(7)),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeBackends, HostIsAlwaysAvailable) {
+  EXPECT_EQ(gpRtBackendAvailable(GP_RT_BACKEND_HOST), GP_RT_SUCCESS);
+}
+
+// The default backend is cuda exactly when cuda reports itself usable, and an
+// unusable cuda backend always says why.
+TEST(RuntimeBackends, DefaultFollowsCudaAvailability) {
+  gpRtStatus cuda = gpRtBackendAvailable(GP_RT_BACKEND_CUDA);
+  if (cuda == GP_RT_SUCCESS) {
+    EXPECT_EQ(gpRtDefaultBackend(), GP_RT_BACKEND_CUDA);
+    int count = 0;
+    ASSERT_EQ(gpRtCudaDeviceCount(&count), GP_RT_SUCCESS);
+    EXPECT_GT(count, 0);
+  } else {
+    EXPECT_EQ(cuda, GP_RT_ERROR_UNAVAILABLE);
+    EXPECT_STRNE(gpRtGetLastError(), "");
+    EXPECT_EQ(gpRtDefaultBackend(), GP_RT_BACKEND_HOST);
+  }
+}
+
+// Error messages are per thread: a failure on one thread does not overwrite
+// the message another thread is about to read.
+TEST(RuntimeErrors, LastErrorIsThreadLocal) {
+  gpRtBackend parsed;
+  ASSERT_EQ(gpRtParseBackend("first", &parsed), GP_RT_ERROR_INVALID_ARGUMENT);
+  std::thread other([] {
+    gpRtBackend inner;
+    EXPECT_STREQ(gpRtGetLastError(), "");
+    gpRtParseBackend("second", &inner);
+  });
+  other.join();
+  EXPECT_NE(std::string(gpRtGetLastError()).find("'first'"),
+            std::string::npos);
+}
+
+TEST(RuntimeErrors, EveryStatusHasADescription) {
+  for (gpRtStatus status :
+       {GP_RT_SUCCESS, GP_RT_ERROR_INVALID_ARGUMENT, GP_RT_ERROR_UNAVAILABLE,
+        GP_RT_ERROR_BACKEND})
+    EXPECT_STRNE(gpRtStatusString(status), "unknown status");
+}
+
+} // namespace
