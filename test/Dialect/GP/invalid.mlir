@@ -1277,3 +1277,60 @@ func.func @f() {
   // expected-error @+1 {{expects parent op to be one of 'gp.kernel, gp.partition'}}
   gp.yield
 }
+
+// -----
+
+// Generator seeds are non-negative.
+// expected-error @+1 {{attribute 'seed' failed to satisfy constraint}}
+gp.rng.generator @g seed -1
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// Signature lists name existing inputs.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'writes' names input 1 but the partition has 1 inputs}}
+  gp.partition 0 capturable ins(%x : memref<8xf32, #cuda0>) writes [1] {
+  ^bb0(%a: memref<8xf32, #cuda0>):
+    gp.yield
+  }
+  return
+}
+
+// -----
+
+// Signature lists name buffer inputs.
+func.func @f(%n: index) {
+  // expected-error @+1 {{'frees' names input 0, which is not a buffer}}
+  gp.partition 0 capturable ins(%n : index) frees [0] {
+  ^bb0(%a: index):
+    gp.yield
+  }
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// Signature lists name each input once.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'writes' lists input 0 twice}}
+  gp.partition 0 capturable ins(%x : memref<8xf32, #cuda0>) writes [0, 0] {
+  ^bb0(%a: memref<8xf32, #cuda0>):
+    gp.yield
+  }
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// A freed input is not yielded back.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{frees input 0 and also yields it back}}
+  %r = gp.partition 0 capturable ins(%x : memref<8xf32, #cuda0>) frees [0] {
+  ^bb0(%a: memref<8xf32, #cuda0>):
+    gp.yield %a : memref<8xf32, #cuda0>
+  } -> (memref<8xf32, #cuda0>)
+  return
+}

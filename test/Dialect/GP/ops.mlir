@@ -172,11 +172,12 @@ func.func @rng(%x: memref<4x4xf32, #cuda0>, %y: memref<4x4xf16, #cuda0>) {
 // an eager one with reasons and no inputs.
 // CHECK-LABEL: func.func @partitions
 func.func @partitions(%x: memref<8xf32, #cuda0>, %n: index) -> memref<8xf32, #cpu> {
-  // CHECK: %[[P0:.+]]:2 = gp.partition 0 capturable ins(%{{.+}}, %{{.+}} : memref<8xf32, #{{.+}}>, index) {
+  // CHECK: %[[P0:.+]]:2 = gp.partition 0 capturable ins(%{{.+}}, %{{.+}}, %{{.+}} : memref<8xf32, #{{.+}}>, memref<8xf32, #{{.+}}>, index) writes [1] frees [1] {
   // CHECK: gp.yield %{{.+}}, %{{.+}} : memref<8xf32, #{{.+}}>, memref<8xf32, #{{.+}}>
   // CHECK-NEXT: } -> (memref<8xf32, #{{.+}}>, memref<8xf32, #{{.+}}>)
-  %p0:2 = gp.partition 0 capturable ins(%x, %n : memref<8xf32, #cuda0>, index) {
-  ^bb0(%in: memref<8xf32, #cuda0>, %s: index):
+  %tmp = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  %p0:2 = gp.partition 0 capturable ins(%x, %tmp, %n : memref<8xf32, #cuda0>, memref<8xf32, #cuda0>, index) writes [1] frees [1] {
+  ^bb0(%in: memref<8xf32, #cuda0>, %scratch: memref<8xf32, #cuda0>, %s: index):
     %buf = gp.buffer.alloc() : memref<8xf32, #cuda0>
     gp.yield %buf, %in : memref<8xf32, #cuda0>, memref<8xf32, #cuda0>
   } -> (memref<8xf32, #cuda0>, memref<8xf32, #cuda0>)

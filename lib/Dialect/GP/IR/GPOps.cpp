@@ -709,6 +709,22 @@ LogicalResult PartitionOp::verify() {
   for (StringRef reason : getReasons().getAsValueRange<StringAttr>())
     if (reason.empty())
       return emitOpError("has an empty reason");
+  for (auto [list, name] : {std::make_pair(getWrites(), "writes"),
+                            std::make_pair(getFrees(), "frees")}) {
+    llvm::SmallSet<int64_t, 8> seen;
+    for (int64_t index : list) {
+      if (index < 0 || index >= static_cast<int64_t>(getInputs().size()))
+        return emitOpError() << "'" << name << "' names input " << index
+                             << " but the partition has "
+                             << getInputs().size() << " inputs";
+      if (!getDevice(getInputs()[index].getType()))
+        return emitOpError() << "'" << name << "' names input " << index
+                             << ", which is not a buffer";
+      if (!seen.insert(index).second)
+        return emitOpError() << "'" << name << "' lists input " << index
+                             << " twice";
+    }
+  }
   return success();
 }
 
@@ -735,6 +751,10 @@ LogicalResult PartitionOp::verifyRegions() {
   for (Operation &op : body)
     if (isa<PartitionOp>(op))
       return op.emitOpError("partitions do not nest");
+  for (int64_t index : getFrees())
+    if (llvm::is_contained(yield.getValues(), body.getArgument(index)))
+      return emitOpError() << "frees input " << index
+                           << " and also yields it back";
   return success();
 }
 

@@ -418,7 +418,8 @@ def GP_RngGeneratorOp : GP_Op<"rng.generator", [
     gp.rng.generator @dropout1 seed 42
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, OptionalAttr<I64Attr>:$seed);
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$seed);
   let assemblyFormat = "$sym_name (`seed` $seed^)? attr-dict";
 }
 
@@ -483,6 +484,11 @@ def GP_PartitionOp : GP_Op<"partition", [
     partition does not free is yielded back, so later code uses the
     partition's (graph-owned) value.
 
+    `writes` lists the inputs the partition writes (directly or through a
+    view); `frees` lists the inputs whose storage ends its life in this
+    partition (their last use is here), including bases passed in only so
+    that they can be freed here. An input that is freed is not yielded back.
+
     ```mlir
     %p0:2 = gp.partition 0 capturable ins(%x, %s0 : memref<?xf32, #gp.device<cuda:0>>, index) {
     ^bb0(%in: memref<?xf32, #gp.device<cuda:0>>, %n: index):
@@ -496,13 +502,17 @@ def GP_PartitionOp : GP_Op<"partition", [
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$partition_id,
                        GP_PartitionKind:$kind,
                        DefaultValuedAttr<StrArrayAttr, "{}">:$reasons,
-                       Variadic<AnyType>:$inputs);
+                       Variadic<AnyType>:$inputs,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$writes,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$frees);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $partition_id $kind
     (`reasons` $reasons^)?
     (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    (`writes` $writes^)?
+    (`frees` $frees^)?
     $body (`->` `(` type($results)^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
