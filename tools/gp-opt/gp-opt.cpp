@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
+#include "GraphPart/Transforms/Passes.h"
+#include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +17,8 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::gp::registerGraphPartPasses();
+  mlir::gp::test::registerGraphPartTestPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,0 +1,63 @@
+//===- BufferAliasAnalysis.h - which buffers share storage ------*- C++ -*-===//
+//
+// Partitions the memref values under an op into storage classes: two values
+// are in one class when they may share storage. Views (any
+// ViewLikeOpInterface op) join their source; a fallback result joins the
+// operand its schema says it aliases (a fresh result, including every result
+// of an auto-functionalized mutating op, starts its own class); a partition's
+// block arguments join its operands and its results join the values it
+// yields, so aliasing is tracked across partitions. Ops the analysis does not
+// understand are handled conservatively (their memref results join all their
+// memref operands).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_ANALYSIS_BUFFERALIASANALYSIS_H
+#define GRAPHPART_ANALYSIS_BUFFERALIASANALYSIS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::gp {
+
+class BufferAliasAnalysis {
+public:
+  explicit BufferAliasAnalysis(Operation *root);
+
+  /// Whether `value` is a memref the analysis has seen.
+  bool contains(Value value) const { return ids.count(value); }
+
+  /// The storage class of a memref value, numbered densely from 0 in the
+  /// order classes first appear in a pre-order walk.
+  unsigned getClass(Value value) const;
+  unsigned getNumClasses() const { return numClasses; }
+
+  bool mayAlias(Value a, Value b) const { return getClass(a) == getClass(b); }
+
+  /// The values of a class that own storage rather than view it:
+  /// allocations, fresh fallback results, and block arguments that are not
+  /// partition or kernel arguments (e.g. the program's inputs).
+  llvm::ArrayRef<Value> getRoots(unsigned cls) const { return roots[cls]; }
+
+  /// Every memref value of a class, in pre-order.
+  llvm::ArrayRef<Value> getMembers(unsigned cls) const { return members[cls]; }
+
+private:
+  unsigned find(unsigned id);
+  void unite(Value a, Value b);
+  void add(Value value);
+
+  llvm::DenseMap<Value, unsigned> ids;
+  llvm::SmallVector<Value> values;
+  llvm::SmallVector<unsigned> parent;
+  llvm::SmallVector<unsigned> classOf;
+  llvm::SmallVector<llvm::SmallVector<Value, 2>> roots;
+  llvm::SmallVector<llvm::SmallVector<Value, 4>> members;
+  unsigned numClasses = 0;
+};
+
+} // namespace mlir::gp
+
+#endif // GRAPHPART_ANALYSIS_BUFFERALIASANALYSIS_H

@@ -1,0 +1,59 @@
+//===- Passes.td - GraphPart passes ------------------------*- tablegen -*-===//
+
+#ifndef GRAPHPART_TRANSFORMS_PASSES_TD
+#define GRAPHPART_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GPPartitionPass : Pass<"gp-partition"> {
+  let summary = "Cut a program into capturable and eager partitions";
+  let description = [{
+    Runs on every function (any `FunctionOpInterface` op) at or under the
+    op it is scheduled on. Classifies every compute op of each block (see `CaptureSafety.h` for the
+    reasons an op cannot be captured), groups maximal runs of capture-safe
+    ops into `capturable` partitions and runs of unsafe ops into `eager`
+    partitions, and wraps each run in a `gp.partition` with an explicit
+    signature:
+
+    - inputs: every value the partition's ops use; the symints in the
+      shapes, strides and offsets of its buffer inputs; RNG states its RNG
+      ops draw from; and buffers allocated earlier whose last use (through
+      any alias) is here, so they can be freed after it — in the order
+      documented in docs/Rationale.md;
+    - results: values made inside and used later, then every buffer input
+      the partition does not free (yielded back);
+    - `writes`: inputs written through any alias; `frees`: inputs whose
+      storage ends its life here.
+
+    Allocations and views go into the partition of their first user;
+    symints, RNG states and other host scalars stay outside.
+
+    With `cudagraph-or-error` (or `GP_CUDAGRAPH_OR_ERROR=1` in the
+    environment) every unsafe op is an error instead. `report` prints the
+    partitions and the reasons to stderr; `dot-file` writes a Graphviz
+    picture (render with `dot -Tsvg FILE -o out.svg`).
+  }];
+  let dependentDialects = ["::mlir::gp::GPDialect"];
+  let options = [
+    ListOption<"unsafeOps", "unsafe-ops", "std::string",
+               "Fallback ops to cut at: ns::op (every overload) or ns::op.overload">,
+    Option<"skipDynamicGraphs", "skip-dynamic-graphs", "bool", "false",
+           "Do not capture ops with symbolic sizes">,
+    Option<"minPartitionSize", "min-partition-size", "unsigned", "1",
+           "Capturable partitions with fewer compute ops than this run eagerly">,
+    Option<"cudagraphOrError", "cudagraph-or-error", "bool", "false",
+           "Fail, naming each op that cannot be captured, instead of cutting">,
+    Option<"report", "report", "bool", "false",
+           "Print the partitions, their signatures and the reasons to stderr">,
+    Option<"dotFile", "dot-file", "std::string", "\"\"",
+           "Write the partitioned program as Graphviz DOT to this file">,
+  ];
+  let statistics = [
+    Statistic<"numPartitions", "partitions", "Partitions created">,
+    Statistic<"numCapturable", "capturable-partitions", "Capturable partitions">,
+    Statistic<"numEager", "eager-partitions", "Eager partitions">,
+    Statistic<"numUnsafeOps", "unsafe-ops", "Ops that cannot be captured">,
+  ];
+}
+
+#endif // GRAPHPART_TRANSFORMS_PASSES_TD

@@ -1,0 +1,854 @@
+//===- Partition.cpp - cut a program into CUDA-graph partitions -----------===//
+//
+// Each block of a function is cut independently:
+//
+//  1. compute ops are classified (CaptureSafetyAnalysis) and maximal runs of
+//     the same kind become groups (min-partition-size may turn small
+//     capturable groups eager; adjacent eager groups then merge);
+//  2. every other op is placed: allocations and views join the group of
+//     their first user; host definitions (symints, RNG states, scalar math)
+//     stay outside, right after the group that defines their operands;
+//  3. per alias class, the group holding its last use frees it; a group that
+//     frees a buffer allocated earlier takes it as an input even when it
+//     only uses views of it;
+//  4. each group becomes a gp.partition with its signature, and the block is
+//     reordered: hoisted definitions, then each partition followed by the
+//     host definitions placed after it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphPart/Analysis/BufferAliasAnalysis.h"
+#include "GraphPart/Analysis/CaptureSafety.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Transforms/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <climits>
+#include <mutex>
+#include <cstdlib>
+
+namespace mlir::gp {
+#define GEN_PASS_DEF_GPPARTITIONPASS
+#include "GraphPart/Transforms/Passes.h.inc"
+} // namespace mlir::gp
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+struct Group {
+  bool capturable = true;
+  SmallVector<Operation *> computeOps;
+  llvm::SmallSetVector<StringRef, 4> reasons;
+};
+
+/// Where an op of the block ends up. Slots order the final block: hoisted
+/// definitions (slot 0), then for group g its partition (2g+1) and the ops
+/// placed after it (2g+2); the terminator comes last.
+struct Placement {
+  bool member = false;
+  int group = -1; // -1 with !member: hoisted to the top.
+
+  int slot() const { return member ? 2 * group + 1 : 2 * group + 2; }
+};
+
+/// What one partition turned out to be, for the report and the picture.
+struct PartitionSummary {
+  PartitionOp op;
+  /// The ops that made an eager partition eager, with their reasons.
+  SmallVector<std::pair<Operation *, StringRef>> unsafeOps;
+  unsigned numComputeOps = 0;
+};
+
+struct PartitionOptions {
+  unsigned minPartitionSize = 1;
+};
+
+static bool isBuffer(Value value) {
+  return isa<BaseMemRefType>(value.getType());
+}
+
+/// Partitions one block; `nextId` numbers partitions across the function.
+class BlockPartitioner {
+public:
+  BlockPartitioner(Block &block, const CaptureSafetyAnalysis &safety,
+                   const PartitionOptions &options, unsigned &nextId)
+      : block(block), safety(safety), options(options), nextId(nextId),
+        aliases(block.getParentOp()) {}
+
+  SmallVector<PartitionSummary> run();
+
+private:
+  void formGroups();
+  void placeOps();
+  void makeMember(Operation *op, int group);
+  int availableAfter(Value value) const;
+  int slotOf(Operation *op) const;
+  void computeLifetimes();
+  void collectShapeSymbols();
+  PartitionSummary buildPartition(int g);
+  Value original(Value value) const {
+    auto it = originalOf.find(value);
+    return it == originalOf.end() ? value : it->second;
+  }
+  Value current(Value value) const {
+    auto it = currentOf.find(value);
+    return it == currentOf.end() ? value : it->second;
+  }
+
+  Block &block;
+  const CaptureSafetyAnalysis &safety;
+  const PartitionOptions &options;
+  unsigned &nextId;
+  BufferAliasAnalysis aliases;
+
+  SmallVector<Operation *> ops; // the block's ops, terminator excluded
+  llvm::DenseMap<Operation *, unsigned> position;
+  SmallVector<Group> groups;
+  llvm::DenseMap<Operation *, Placement> placement;
+  SmallVector<SmallVector<Operation *>> membersOf;
+  llvm::DenseMap<Operation *, int> partitionSlot;
+
+  /// Per alias class: the group that frees it (-1: none), and whether it
+  /// can never be freed (program inputs, values that escape the block).
+  llvm::DenseMap<unsigned, int> freedBy;
+  llvm::DenseSet<unsigned> neverFreed;
+  /// Storage roots that a later group frees: their group must export them.
+  llvm::DenseSet<Value> mustExport;
+  /// Per alias class: the symints in its buffers' shapes, strides, offsets.
+  llvm::DenseMap<unsigned, llvm::SmallSetVector<Value, 4>> shapeSymbols;
+
+  /// Values that replaced others when partitions were formed, both ways.
+  llvm::DenseMap<Value, Value> originalOf, currentOf;
+};
+
+} // namespace
+
+void BlockPartitioner::formGroups() {
+  for (Operation &op : block.without_terminator()) {
+    position[&op] = ops.size();
+    ops.push_back(&op);
+    if (getOpRole(&op) != OpRole::Compute)
+      continue;
+    std::optional<StringRef> reason = safety.getReason(&op);
+    if (groups.empty() || groups.back().capturable != !reason.has_value()) {
+      groups.emplace_back();
+      groups.back().capturable = !reason.has_value();
+    }
+    groups.back().computeOps.push_back(&op);
+    if (reason)
+      groups.back().reasons.insert(*reason);
+  }
+
+  if (options.minPartitionSize <= 1)
+    return;
+  // Small capturable runs are not worth a graph: run them eagerly, and merge
+  // the eager runs that then touch.
+  SmallVector<Group> merged;
+  for (Group &group : groups) {
+    if (group.capturable &&
+        group.computeOps.size() < options.minPartitionSize) {
+      group.capturable = false;
+      group.reasons.insert("below min-partition-size");
+    }
+    if (!merged.empty() && !merged.back().capturable && !group.capturable) {
+      merged.back().computeOps.append(group.computeOps);
+      merged.back().reasons.insert(group.reasons.begin(), group.reasons.end());
+      continue;
+    }
+    merged.push_back(std::move(group));
+  }
+  groups = std::move(merged);
+}
+
+int BlockPartitioner::slotOf(Operation *op) const {
+  if (op == block.getTerminator())
+    return INT_MAX;
+  if (auto it = partitionSlot.find(op); it != partitionSlot.end())
+    return it->second;
+  return placement.lookup(op).slot();
+}
+
+/// The group after which `value` is available (-1: from the start).
+int BlockPartitioner::availableAfter(Value value) const {
+  Operation *definer = value.getDefiningOp();
+  if (!definer)
+    return -1;
+  Operation *ancestor = block.findAncestorOpInBlock(*definer);
+  if (!ancestor)
+    return -1; // Defined above the block.
+  return placement.lookup(ancestor).group;
+}
+
+void BlockPartitioner::makeMember(Operation *op, int group) {
+  Placement &p = placement[op];
+  if (p.member)
+    return;
+  p = {true, group};
+  // Its operands must now be ready inside the group too.
+  for (Value operand : op->getOperands())
+    if (Operation *definer = operand.getDefiningOp())
+      if (Operation *ancestor = block.findAncestorOpInBlock(*definer))
+        if (!placement[ancestor].member &&
+            placement[ancestor].group == group)
+          makeMember(ancestor, group);
+}
+
+void BlockPartitioner::placeOps() {
+  for (auto [index, group] : llvm::enumerate(groups))
+    for (Operation *op : group.computeOps)
+      placement[op] = {true, static_cast<int>(index)};
+
+  // The earliest group whose members use an op's results (INT_MAX: none).
+  auto firstMemberUse = [&](Operation *op) {
+    int first = INT_MAX;
+    for (Operation *user : op->getUsers()) {
+      Operation *ancestor = block.findAncestorOpInBlock(*user);
+      if (!ancestor)
+        continue;
+      auto it = placement.find(ancestor);
+      if (it != placement.end() && it->second.member)
+        first = std::min(first, it->second.group);
+    }
+    return first;
+  };
+
+  // Backwards, so that an allocation sees where its views went.
+  int lastComputeGroup = -1;
+  llvm::DenseMap<Operation *, int> computeGroupBefore;
+  for (Operation *op : ops) {
+    if (placement.count(op) && placement[op].member)
+      lastComputeGroup = placement[op].group;
+    computeGroupBefore[op] = lastComputeGroup;
+  }
+  for (Operation *op : llvm::reverse(ops)) {
+    if (getOpRole(op) != OpRole::Glue)
+      continue;
+    if (op->getNumResults() == 0) {
+      // A free goes with the work before it.
+      if (computeGroupBefore[op] >= 0)
+        placement[op] = {true, computeGroupBefore[op]};
+      continue;
+    }
+    int first = firstMemberUse(op);
+    if (first != INT_MAX)
+      placement[op] = {true, first};
+  }
+
+  // Forwards: everything else stays outside, right after the group that
+  // defines its operands, unless a member of that same group needs it.
+  for (Operation *op : ops) {
+    if (placement.count(op) && placement[op].member)
+      continue;
+    int defGroup = -1;
+    for (Value operand : op->getOperands())
+      defGroup = std::max(defGroup, availableAfter(operand));
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        defGroup = std::max(defGroup, availableAfter(operand));
+    });
+    placement[op] = {false, defGroup};
+    if (defGroup >= 0 && firstMemberUse(op) <= defGroup)
+      makeMember(op, defGroup);
+  }
+
+  membersOf.assign(groups.size(), {});
+  for (Operation *op : ops)
+    if (placement[op].member)
+      membersOf[placement[op].group].push_back(op);
+}
+
+void BlockPartitioner::computeLifetimes() {
+  llvm::DenseMap<unsigned, int> lastSlot;
+  auto noteUse = [&](Value value, int slot) {
+    if (!aliases.contains(value))
+      return;
+    unsigned cls = aliases.getClass(value);
+    int &last = lastSlot.try_emplace(cls, slot).first->second;
+    last = std::max(last, slot);
+  };
+  for (Operation &op : block)
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        noteUse(operand, slotOf(&op));
+    });
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      noteUse(result, slotOf(op));
+  // Uses from other blocks escape this block's partitions.
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!block.findAncestorOpInBlock(*user))
+          noteUse(result, INT_MAX);
+
+  for (auto [cls, slot] : lastSlot) {
+    // Storage made outside this block (program inputs, values from other
+    // blocks) is not this block's to free.
+    bool ownedElsewhere = llvm::any_of(aliases.getRoots(cls), [&](Value root) {
+      Operation *definer = root.getDefiningOp();
+      return !definer || !block.findAncestorOpInBlock(*definer);
+    });
+    if (ownedElsewhere || slot == INT_MAX) {
+      neverFreed.insert(cls);
+      continue;
+    }
+    if (slot % 2 == 1)
+      freedBy[cls] = (slot - 1) / 2;
+  }
+
+  // A root allocated in an earlier group that a later group frees must be
+  // exported by its group, even if only views of it are used later.
+  for (auto [cls, group] : freedBy)
+    for (Value root : aliases.getRoots(cls))
+      if (Operation *definer = root.getDefiningOp())
+        if (Operation *ancestor = block.findAncestorOpInBlock(*definer);
+            ancestor && placement[ancestor].member &&
+            placement[ancestor].group < group)
+          mustExport.insert(root);
+}
+
+void BlockPartitioner::collectShapeSymbols() {
+  auto add = [&](Value buffer, ValueRange symbols) {
+    if (!aliases.contains(buffer))
+      return;
+    auto &set = shapeSymbols[aliases.getClass(buffer)];
+    for (Value symbol : symbols)
+      if (symbol.getType().isIndex())
+        set.insert(symbol);
+  };
+  for (Operation *op : ops) {
+    if (auto dim = dyn_cast<SymIntDimOp>(op)) {
+      add(dim.getSource(), dim.getResult());
+      continue;
+    }
+    // Allocations and views: their index operands are sizes, offsets and
+    // strides of the buffers they make.
+    if (getOpRole(op) == OpRole::Glue)
+      for (Value result : op->getResults())
+        add(result, op->getOperands());
+  }
+}
+
+PartitionSummary BlockPartitioner::buildPartition(int g) {
+  Group &group = groups[g];
+  ArrayRef<Operation *> members = membersOf[g];
+  llvm::SmallPtrSet<Operation *, 16> memberSet(members.begin(), members.end());
+  auto isInside = [&](Operation *op) {
+    Operation *ancestor = block.findAncestorOpInBlock(*op);
+    return ancestor && memberSet.contains(ancestor);
+  };
+
+  // Values the members use that are defined elsewhere.
+  llvm::SetVector<Value> used;
+  for (Operation *op : members) {
+    for (Value operand : op->getOperands())
+      if (!operand.getDefiningOp() || !isInside(operand.getDefiningOp()))
+        used.insert(operand);
+    for (Region &region : op->getRegions()) {
+      if (op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+        continue;
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(region, above);
+      for (Value value : above)
+        if (!value.getDefiningOp() || !isInside(value.getDefiningOp()))
+          used.insert(value);
+    }
+  }
+
+  // Roots of classes freed here that were allocated in earlier groups.
+  for (auto [cls, freeGroup] : freedBy) {
+    if (freeGroup != g)
+      continue;
+    for (Value root : aliases.getRoots(cls))
+      if (Operation *definer = root.getDefiningOp())
+        if (!isInside(definer))
+          used.insert(current(root));
+  }
+
+  // Symints in the layouts of buffer inputs, when already known here.
+  int mySlot = 2 * g + 1;
+  SmallVector<Value> layoutSymbols;
+  for (Value value : used) {
+    Value orig = original(value);
+    if (!isBuffer(orig) || !aliases.contains(orig))
+      continue;
+    auto it = shapeSymbols.find(aliases.getClass(orig));
+    if (it == shapeSymbols.end())
+      continue;
+    for (Value symbol : it->second) {
+      Value sym = current(symbol);
+      if (Operation *definer = sym.getDefiningOp()) {
+        Operation *ancestor = block.findAncestorOpInBlock(*definer);
+        if (ancestor && (isInside(ancestor) || slotOf(ancestor) >= mySlot))
+          continue; // Not known before this partition.
+      }
+      layoutSymbols.push_back(sym);
+    }
+  }
+  used.insert(layoutSymbols.begin(), layoutSymbols.end());
+
+  // Documented order: program-input buffers (argument order), other buffers
+  // (definition order), scalars and symints (definition order), RNG states.
+  auto category = [&](Value value) {
+    Value orig = original(value);
+    if (isa<RngStateType>(value.getType()))
+      return 3;
+    if (!isBuffer(value))
+      return 2;
+    return isa<BlockArgument>(orig) ? 0 : 1;
+  };
+  auto key = [&](Value value) {
+    Value orig = original(value);
+    if (auto arg = dyn_cast<BlockArgument>(orig))
+      return std::make_tuple(category(value), -1, arg.getArgNumber(), 0u);
+    // Ops keep their identity when they move into a partition, so the
+    // original placement and position still order them.
+    Operation *definer = orig.getDefiningOp();
+    Operation *top = block.findAncestorOpInBlock(*definer);
+    if (!top || !position.count(top))
+      top = definer;
+    return std::make_tuple(category(value), placement.lookup(top).slot(),
+                           position.lookup(top),
+                           cast<OpResult>(orig).getResultNumber());
+  };
+  SmallVector<Value> inputs(used.begin(), used.end());
+  llvm::stable_sort(inputs,
+                    [&](Value a, Value b) { return key(a) < key(b); });
+
+  // Which inputs this partition writes, and which it frees.
+  llvm::DenseSet<unsigned> writtenClasses;
+  for (Operation *op : members)
+    op->walk([&](Operation *nested) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!effects) {
+        if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          return;
+        for (Value operand : nested->getOperands())
+          if (aliases.contains(original(operand)))
+            writtenClasses.insert(aliases.getClass(original(operand)));
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (auto &effect : list)
+        if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
+            aliases.contains(original(effect.getValue())))
+          writtenClasses.insert(aliases.getClass(original(effect.getValue())));
+    });
+
+  SmallVector<int64_t> writes, frees;
+  SmallVector<unsigned> returnedInputs;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    Value orig = original(input);
+    if (!isBuffer(input) || !aliases.contains(orig))
+      continue;
+    unsigned cls = aliases.getClass(orig);
+    if (writtenClasses.contains(cls))
+      writes.push_back(index);
+    auto freed = freedBy.find(cls);
+    if (freed != freedBy.end() && freed->second == g) {
+      if (llvm::is_contained(aliases.getRoots(cls), orig))
+        frees.push_back(index);
+      continue;
+    }
+    returnedInputs.push_back(index);
+  }
+
+  // Results: values made here and used later, then the returned inputs.
+  SmallVector<Value> madeHere;
+  for (Operation *op : members)
+    for (Value result : op->getResults()) {
+      bool usedLater = llvm::any_of(result.getUsers(), [&](Operation *user) {
+        return !isInside(user);
+      });
+      if (usedLater || mustExport.contains(result))
+        madeHere.push_back(result);
+    }
+
+  SmallVector<Type> resultTypes;
+  for (Value value : madeHere)
+    resultTypes.push_back(value.getType());
+  for (unsigned index : returnedInputs)
+    resultTypes.push_back(inputs[index].getType());
+
+  SmallVector<Attribute> reasonAttrs;
+  MLIRContext *context = block.getParentOp()->getContext();
+  for (StringRef reason : group.reasons)
+    reasonAttrs.push_back(StringAttr::get(context, reason));
+
+  OpBuilder builder(context);
+  builder.setInsertionPoint(block.getTerminator());
+  auto partition = PartitionOp::create(
+      builder, members.front()->getLoc(), resultTypes, nextId++,
+      group.capturable ? PartitionKind::capturable : PartitionKind::eager,
+      builder.getArrayAttr(reasonAttrs), inputs, writes, frees);
+  partitionSlot[partition] = mySlot;
+
+  Block *body = new Block();
+  partition.getBody().push_back(body);
+  for (Value input : inputs)
+    body->addArgument(input.getType(), input.getLoc());
+  for (Operation *op : members)
+    op->moveBefore(body, body->end());
+  for (auto [input, arg] : llvm::zip(inputs, body->getArguments()))
+    input.replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return partition->isProperAncestor(use.getOwner());
+    });
+
+  SmallVector<Value> yielded(madeHere);
+  for (unsigned index : returnedInputs)
+    yielded.push_back(body->getArgument(index));
+  builder.setInsertionPointToEnd(body);
+  YieldOp::create(builder, partition.getLoc(), yielded);
+
+  for (auto [value, result] :
+       llvm::zip(madeHere, partition.getResults().take_front(madeHere.size()))) {
+    value.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !partition->isAncestor(use.getOwner());
+    });
+    originalOf[result] = original(value);
+    currentOf[original(value)] = result;
+  }
+  for (auto [index, result] : llvm::zip(
+           returnedInputs, partition.getResults().drop_front(madeHere.size()))) {
+    Value input = inputs[index];
+    input.replaceUsesWithIf(result, [&](OpOperand &use) {
+      Operation *ancestor = block.findAncestorOpInBlock(*use.getOwner());
+      return ancestor && ancestor != partition && slotOf(ancestor) > mySlot;
+    });
+    originalOf[result] = original(input);
+    currentOf[original(input)] = result;
+  }
+
+  PartitionSummary summary;
+  summary.op = partition;
+  summary.numComputeOps = group.computeOps.size();
+  if (!group.capturable)
+    for (Operation *op : group.computeOps)
+      if (std::optional<StringRef> reason = safety.getReason(op))
+        summary.unsafeOps.emplace_back(op, *reason);
+  return summary;
+}
+
+SmallVector<PartitionSummary> BlockPartitioner::run() {
+  formGroups();
+  if (groups.empty())
+    return {};
+  placeOps();
+  computeLifetimes();
+  collectShapeSymbols();
+
+  // Remember the final order before ops move into partitions.
+  SmallVector<Operation *> outside;
+  for (Operation *op : ops)
+    if (!placement[op].member)
+      outside.push_back(op);
+  llvm::stable_sort(outside, [&](Operation *a, Operation *b) {
+    return placement[a].slot() < placement[b].slot();
+  });
+
+  SmallVector<PartitionSummary> summaries;
+  for (int g = 0, e = groups.size(); g < e; ++g)
+    summaries.push_back(buildPartition(g));
+
+  // Hoisted definitions, then each partition and what follows it.
+  Operation *terminator = block.getTerminator();
+  auto outsideIt = outside.begin();
+  auto emitOutsideUpTo = [&](int slot) {
+    for (; outsideIt != outside.end() && placement[*outsideIt].slot() <= slot;
+         ++outsideIt)
+      (*outsideIt)->moveBefore(terminator);
+  };
+  for (auto [g, summary] : llvm::enumerate(summaries)) {
+    emitOutsideUpTo(2 * static_cast<int>(g));
+    summary.op->moveBefore(terminator);
+  }
+  emitOutsideUpTo(INT_MAX);
+  return summaries;
+}
+
+//===----------------------------------------------------------------------===//
+// Report and picture
+//===----------------------------------------------------------------------===//
+
+static std::string describeLoc(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    loc.print(os);
+  return text;
+}
+
+static std::string describeOp(Operation *op) {
+  std::string text = op->getName().getStringRef().str();
+  if (auto kernel = dyn_cast<KernelOp>(op))
+    text += " \"" + kernel.getKernelName().str() + "\"";
+  else if (auto fallback = dyn_cast<FallbackOp>(op))
+    text += " \"" + fallback.getCallee().str() + "\"";
+  return text;
+}
+
+static void printValues(llvm::raw_ostream &os, ValueRange values,
+                        AsmState &state) {
+  os << "(" << values.size() << ")";
+  for (Value value : values) {
+    os << " ";
+    value.printAsOperand(os, state);
+  }
+}
+
+static void printReport(llvm::raw_ostream &os, FunctionOpInterface func,
+                        ArrayRef<PartitionSummary> summaries) {
+  unsigned capturable = llvm::count_if(
+      summaries, [](PartitionSummary s) { return s.op.isCapturable(); });
+  os << "gp-partition: @" << func.getName() << ": Created "
+     << summaries.size() << " partitions: " << capturable << " capturable, "
+     << summaries.size() - capturable << " eager\n";
+  AsmState state(func);
+  for (const PartitionSummary &summary : summaries) {
+    PartitionOp op = summary.op;
+    os << "  partition " << op.getPartitionId() << ": "
+       << stringifyPartitionKind(op.getKind());
+    if (!op.getReasons().empty()) {
+      os << " [";
+      llvm::interleaveComma(op.getReasons().getAsValueRange<StringAttr>(), os);
+      os << "]";
+    }
+    os << ", " << summary.numComputeOps << " compute ops\n    inputs ";
+    printValues(os, op.getInputs(), state);
+    os << "\n    outputs ";
+    printValues(os, op.getResults(), state);
+    os << "\n";
+    for (auto [unsafe, reason] : summary.unsafeOps)
+      os << "    unsafe: " << describeOp(unsafe) << " at "
+         << describeLoc(unsafe->getLoc()) << ": " << reason << "\n";
+  }
+}
+
+static std::string dotEscape(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Partitions as clusters (green: capturable, orange: eager, with reasons),
+/// their ops as nodes, and edges labelled by the value that flows.
+static void writeDot(llvm::raw_ostream &os, FunctionOpInterface func,
+                     ArrayRef<PartitionSummary> summaries) {
+  AsmState state(func);
+  auto name = [&](Value value) {
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    value.printAsOperand(ts, state);
+    return text;
+  };
+  llvm::DenseMap<Operation *, unsigned> nodeOf;
+  llvm::DenseMap<Value, Operation *> producerOf; // partition result -> op
+  os << "digraph \"" << dotEscape(func.getName()) << "\" {\n"
+     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (BlockArgument arg : func.getArguments())
+    os << "  arg" << arg.getArgNumber() << " [shape=ellipse, label=\""
+       << dotEscape(name(arg)) << "\"];\n";
+  for (const PartitionSummary &summary : summaries) {
+    PartitionOp partition = summary.op;
+    bool capturable = partition.isCapturable();
+    os << "  subgraph cluster_p" << partition.getPartitionId() << " {\n"
+       << "    style=filled; color=" << (capturable ? "palegreen" : "orange")
+       << ";\n    label=\"partition " << partition.getPartitionId() << ": "
+       << stringifyPartitionKind(partition.getKind());
+    for (StringRef reason : partition.getReasons().getAsValueRange<StringAttr>())
+      os << "\\n" << dotEscape(reason);
+    os << "\";\n";
+    for (Operation &op : partition.getBody().front().without_terminator()) {
+      unsigned id = nodeOf.size();
+      nodeOf[&op] = id;
+      os << "    n" << id << " [label=\"" << dotEscape(describeOp(&op))
+         << "\"];\n";
+    }
+    os << "  }\n";
+    YieldOp yield = partition.getYield();
+    for (auto [result, yielded] :
+         llvm::zip(partition.getResults(), yield.getValues()))
+      if (Operation *definer = yielded.getDefiningOp())
+        producerOf[result] = definer;
+  }
+  // Edges: within a partition by SSA use, across partitions through the
+  // partition's inputs.
+  for (const PartitionSummary &summary : summaries) {
+    PartitionOp partition = summary.op;
+    Block &body = partition.getBody().front();
+    for (Operation &op : body.without_terminator()) {
+      for (Value operand : op.getOperands()) {
+        std::string from;
+        std::string label = name(operand);
+        if (Operation *definer = operand.getDefiningOp()) {
+          from = "n" + std::to_string(nodeOf[definer]);
+        } else if (auto arg = dyn_cast<BlockArgument>(operand);
+                   arg && arg.getOwner() == &body) {
+          Value outer = partition.getInputs()[arg.getArgNumber()];
+          label = name(outer);
+          if (Operation *producer = producerOf.lookup(outer))
+            from = "n" + std::to_string(nodeOf[producer]);
+          else if (auto funcArg = dyn_cast<BlockArgument>(outer);
+                   funcArg && funcArg.getOwner()->isEntryBlock() &&
+                   funcArg.getOwner()->getParentOp() == func)
+            from = "arg" + std::to_string(funcArg.getArgNumber());
+        }
+        if (from.empty() || !isa<BaseMemRefType>(operand.getType()))
+          continue;
+        os << "  " << from << " -> n" << nodeOf[&op] << " [label=\""
+           << dotEscape(label) << "\"];\n";
+      }
+    }
+  }
+  os << "}\n";
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct GPPartitionPass
+    : public mlir::gp::impl::GPPartitionPassBase<GPPartitionPass> {
+  using GPPartitionPassBase::GPPartitionPassBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (std::optional<std::string> bad = findMalformedUnsafeOp(unsafeOps))
+      return emitError(UnknownLoc::get(context))
+             << "gp-partition: unsafe-ops entry '" << *bad
+             << "' is not 'namespace::op' or 'namespace::op.overload'";
+    if (minPartitionSize == 0)
+      return emitError(UnknownLoc::get(context))
+             << "gp-partition: min-partition-size must be at least 1";
+    // The picture holds this run's functions only: start it empty.
+    if (!dotFile.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream out(dotFile, error);
+      if (error)
+        return emitError(UnknownLoc::get(context))
+               << "gp-partition: cannot write dot-file '" << dotFile
+               << "': " << error.message();
+    }
+    return success();
+  }
+
+  void runOnOperation() override;
+  LogicalResult partitionFunction(FunctionOpInterface func);
+};
+} // namespace
+
+static bool orErrorFromEnvironment() {
+  const char *value = std::getenv("GP_CUDAGRAPH_OR_ERROR");
+  return value && StringRef(value) != "" && StringRef(value) != "0";
+}
+
+void GPPartitionPass::runOnOperation() {
+  SmallVector<FunctionOpInterface> funcs;
+  getOperation()->walk([&](FunctionOpInterface func) {
+    funcs.push_back(func);
+    return WalkResult::skip(); // Functions inside functions are not ours.
+  });
+  for (FunctionOpInterface func : funcs)
+    if (failed(partitionFunction(func)))
+      signalPassFailure();
+}
+
+LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {
+  if (func.isExternal())
+    return success();
+  WalkResult already = func->walk([&](PartitionOp op) {
+    op.emitOpError("found in a function given to gp-partition: the "
+                   "function is already partitioned");
+    return WalkResult::interrupt();
+  });
+  if (already.wasInterrupted())
+    return failure();
+
+  CaptureSafetyOptions safetyOptions;
+  safetyOptions.unsafeOps.assign(unsafeOps.begin(), unsafeOps.end());
+  safetyOptions.skipDynamicGraphs = skipDynamicGraphs;
+  bool orError = cudagraphOrError || orErrorFromEnvironment();
+
+  PartitionOptions partitionOptions;
+  partitionOptions.minPartitionSize = minPartitionSize;
+
+  // Classify every block first, so that or-error reports every unsafe op.
+  SmallVector<std::pair<Block *, std::unique_ptr<CaptureSafetyAnalysis>>>
+      blocks;
+  bool failed = false;
+  for (Block &block : func.getFunctionBody()) {
+    auto safety = std::make_unique<CaptureSafetyAnalysis>(block, safetyOptions);
+    for (Operation &op : block) {
+      std::optional<StringRef> reason = safety->getReason(&op);
+      if (!reason)
+        continue;
+      ++numUnsafeOps;
+      if (orError) {
+        op.emitError() << "cannot be captured in a CUDA graph: " << *reason
+                       << " (cudagraph-or-error is set)";
+        failed = true;
+      }
+    }
+    blocks.emplace_back(&block, std::move(safety));
+  }
+  if (failed)
+    return failure();
+
+  unsigned nextId = 0;
+  SmallVector<PartitionSummary> summaries;
+  for (auto &[block, safety] : blocks) {
+    BlockPartitioner partitioner(*block, *safety, partitionOptions, nextId);
+    summaries.append(partitioner.run());
+  }
+  for (PartitionSummary summary : summaries) {
+    ++numPartitions;
+    if (summary.op.isCapturable())
+      ++numCapturable;
+    else
+      ++numEager;
+  }
+
+  // Functions may be partitioned in parallel: write each function's report
+  // and picture in one piece.
+  static std::mutex outputMutex;
+  if (report) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    printReport(os, func, summaries);
+    std::lock_guard<std::mutex> lock(outputMutex);
+    llvm::errs() << text;
+  }
+  if (!dotFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeDot(os, func, summaries);
+    std::lock_guard<std::mutex> lock(outputMutex);
+    std::error_code error;
+    llvm::raw_fd_ostream out(dotFile, error, llvm::sys::fs::OF_Append);
+    if (error) {
+      return func.emitError() << "gp-partition: cannot write dot-file '"
+                              << dotFile << "': " << error.message();
+    }
+    out << text;
+  }
+  return success();
+}
