@@ -122,6 +122,7 @@ private:
   /// Per alias class: the group that frees it (-1: none), and whether it
   /// can never be freed (program inputs, values that escape the block).
   llvm::DenseMap<unsigned, int> freedBy;
+  SmallVector<SmallVector<unsigned>> classesFreedBy; // per group
   llvm::DenseSet<unsigned> neverFreed;
   /// Storage roots that a later group frees: their group must export them.
   llvm::DenseSet<Value> mustExport;
@@ -306,6 +307,11 @@ void BlockPartitioner::computeLifetimes() {
     if (slot % 2 == 1)
       freedBy[cls] = (slot - 1) / 2;
   }
+  classesFreedBy.assign(groups.size(), {});
+  for (auto [cls, group] : freedBy)
+    classesFreedBy[group].push_back(cls);
+  for (SmallVector<unsigned> &classes : classesFreedBy)
+    llvm::sort(classes); // Deterministic input order.
 
   // A root allocated in an earlier group that a later group frees must be
   // exported by its group, even if only views of it are used later.
@@ -367,9 +373,7 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
   }
 
   // Roots of classes freed here that were allocated in earlier groups.
-  for (auto [cls, freeGroup] : freedBy) {
-    if (freeGroup != g)
-      continue;
+  for (unsigned cls : classesFreedBy[g]) {
     for (Value root : aliases.getRoots(cls))
       if (Operation *definer = root.getDefiningOp())
         if (!isInside(definer))
@@ -684,11 +688,27 @@ static void writeDot(llvm::raw_ostream &os, FunctionOpInterface func,
          << "\"];\n";
     }
     os << "  }\n";
+    // A result's producer is the last op inside that makes or writes the
+    // yielded value; an input handed back unwritten keeps its outer producer.
     YieldOp yield = partition.getYield();
+    Block &body = partition.getBody().front();
     for (auto [result, yielded] :
-         llvm::zip(partition.getResults(), yield.getValues()))
-      if (Operation *definer = yielded.getDefiningOp())
-        producerOf[result] = definer;
+         llvm::zip(partition.getResults(), yield.getValues())) {
+      Operation *last = nullptr;
+      for (Operation &op : body.without_terminator()) {
+        bool writes = llvm::is_contained(op.getResults(), yielded);
+        if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+          writes |= effects.getEffectOnValue<MemoryEffects::Write>(yielded)
+                        .has_value();
+        if (writes)
+          last = &op;
+      }
+      if (!last)
+        if (auto arg = dyn_cast<BlockArgument>(yielded))
+          last = producerOf.lookup(partition.getInputs()[arg.getArgNumber()]);
+      if (last)
+        producerOf[result] = last;
+    }
   }
   // Edges: within a partition by SSA use, across partitions through the
   // partition's inputs.
