@@ -56,4 +56,57 @@ def GPPartitionPass : Pass<"gp-partition"> {
   ];
 }
 
+def GPReorderPass : Pass<"gp-reorder"> {
+  let summary = "Reorder ops so that the program cuts into fewer partitions";
+  let description = [{
+    Reorders the ops of every block of every function (at or under the op
+    it runs on) without changing results: the new order respects every
+    dependence (`Dependences.h`: def-use, and read/write/free of any alias
+    of a buffer, RNG states).
+
+    - `min-partitions`: a topological order with three ready-queues —
+      allocations, views and host definitions are taken as soon as ready;
+      then the queue of ops that cannot be captured is drained, then the
+      queue of capture-safe ops, and again, each queue keeping the original
+      relative order. This gives the minimum number of partitions. The new
+      order is kept only if its estimated peak memory (`MemoryEstimate.h`)
+      is at most `memory-budget` times the current order's; otherwise the
+      current order stays (the report says why).
+    - `simple`: an unsafe op with no compute op before it in the dependence
+      graph moves to the front; one with no compute op after it (its only
+      users are the program's outputs) moves to the end.
+
+    By default both run, `simple` after `min-partitions`. Allocations, views
+    and symints are then re-placed just before their first user, and frees
+    as early as their dependences allow.
+  }];
+  let dependentDialects = ["::mlir::gp::GPDialect"];
+  let options = [
+    ListOption<"strategies", "strategy", "std::string",
+               "Strategies to run, in this order: min-partitions, simple "
+               "(default: both)">,
+    Option<"memoryBudget", "memory-budget", "double", "1.1",
+           "Accept a min-partitions order only if its estimated peak memory "
+           "is at most this times the current order's">,
+    ListOption<"unsafeOps", "unsafe-ops", "std::string",
+               "As for gp-partition: fallback ops that cannot be captured">,
+    Option<"skipDynamicGraphs", "skip-dynamic-graphs", "bool", "false",
+           "As for gp-partition: ops with symbolic sizes cannot be captured">,
+    Option<"report", "report", "bool", "false",
+           "Print partition counts and peak memory before and after to stderr">,
+  ];
+  let statistics = [
+    Statistic<"partitionsBefore", "partitions-before",
+              "Partitions the blocks would cut into before reordering">,
+    Statistic<"partitionsAfter", "partitions-after",
+              "Partitions the blocks cut into after reordering">,
+    Statistic<"peakBytesBefore", "peak-bytes-before",
+              "Estimated peak bytes before reordering">,
+    Statistic<"peakBytesAfter", "peak-bytes-after",
+              "Estimated peak bytes after reordering">,
+    Statistic<"rejectedForMemory", "rejected-for-memory",
+              "min-partitions orders rejected by the memory budget">,
+  ];
+}
+
 #endif // GRAPHPART_TRANSFORMS_PASSES_TD

@@ -16,10 +16,7 @@ using namespace mlir::gp;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Bytes one element of `type` occupies in a buffer (sub-byte types such as
-/// i1 take a whole byte, as torch.bool does), or nullopt for element types
-/// that have no fixed size.
-static std::optional<int64_t> getElementByteSize(Type type) {
+std::optional<int64_t> mlir::gp::getElementByteSize(Type type) {
   if (type.isIndex())
     return 8;
   if (type.isIntOrFloat())
@@ -30,8 +27,7 @@ static std::optional<int64_t> getElementByteSize(Type type) {
   return std::nullopt;
 }
 
-/// Byte size of a statically shaped contiguous buffer.
-static std::optional<int64_t> getStaticByteSize(MemRefType type) {
+std::optional<int64_t> mlir::gp::getStaticByteSize(MemRefType type) {
   if (!type.hasStaticShape())
     return std::nullopt;
   std::optional<int64_t> elementSize =

@@ -19,4 +19,13 @@
 #define GET_OP_CLASSES
 #include "GraphPart/Dialect/GP/IR/GPOps.h.inc"
 
+namespace mlir::gp {
+/// Bytes one element of `type` occupies in a buffer (sub-byte types such as
+/// i1 take a whole byte, as torch.bool does), or nullopt for element types
+/// with no fixed size.
+std::optional<int64_t> getElementByteSize(Type type);
+/// Byte size of a statically shaped contiguous buffer of `type`.
+std::optional<int64_t> getStaticByteSize(MemRefType type);
+} // namespace mlir::gp
+
 #endif // GRAPHPART_DIALECT_GP_IR_GPOPS_H

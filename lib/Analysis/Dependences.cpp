@@ -1,0 +1,145 @@
+//===- Dependences.cpp - ordering constraints between a block's ops -------===//
+
+#include "GraphPart/Analysis/Dependences.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+/// What an op touches: storage keys it reads and writes, or "anything".
+struct EffectSummary {
+  llvm::SmallSetVector<uint64_t, 4> reads, writes;
+  bool unknown = false;
+  bool touchesMemory() const {
+    return unknown || !reads.empty() || !writes.empty();
+  }
+};
+} // namespace
+
+/// Keys: alias classes for buffers, one key per other value (RNG states),
+/// and one for effects on no particular value.
+static constexpr uint64_t kGlobalKey = ~uint64_t(0);
+
+static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
+                      llvm::DenseMap<Value, uint64_t> &valueKeys,
+                      EffectSummary &summary) {
+  auto keyOf = [&](Value value) -> uint64_t {
+    if (!value)
+      return kGlobalKey;
+    if (aliases.contains(value))
+      return aliases.getClass(value);
+    auto [it, inserted] =
+        valueKeys.try_emplace(value, (uint64_t(1) << 32) + valueKeys.size());
+    return it->second;
+  };
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  bool recursive = op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+  if (!effects && !recursive) {
+    summary.unknown = true;
+    return;
+  }
+  if (effects) {
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (MemoryEffects::EffectInstance &effect : list) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue; // The defined value orders its users.
+      uint64_t key = keyOf(effect.getValue());
+      if (isa<MemoryEffects::Read>(effect.getEffect()))
+        summary.reads.insert(key);
+      else
+        summary.writes.insert(key); // Write and Free.
+    }
+  }
+  if (recursive)
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        summarize(&nested, aliases, valueKeys, summary);
+}
+
+BlockDependences::BlockDependences(Block &block,
+                                   const BufferAliasAnalysis &aliases) {
+  for (Operation &op : block.without_terminator()) {
+    index[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  unsigned n = ops.size();
+  preds.resize(n);
+  succs.resize(n);
+
+  llvm::DenseMap<Value, uint64_t> valueKeys;
+  llvm::DenseMap<uint64_t, unsigned> lastWriter;
+  llvm::DenseMap<uint64_t, SmallVector<unsigned, 4>> readersSinceWrite;
+  int lastBarrier = -1;
+  SmallVector<unsigned> memorySinceBarrier;
+
+  for (unsigned i = 0; i < n; ++i) {
+    Operation *op = ops[i];
+    llvm::SmallSetVector<unsigned, 8> before;
+    // Values defined earlier in the block, used here or in nested regions.
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *definer = operand.getDefiningOp())
+          if (Operation *ancestor = block.findAncestorOpInBlock(*definer);
+              ancestor && ancestor != op && index.count(ancestor))
+            before.insert(index[ancestor]);
+    });
+
+    EffectSummary summary;
+    summarize(op, aliases, valueKeys, summary);
+    if (summary.unknown) {
+      before.insert(memorySinceBarrier.begin(), memorySinceBarrier.end());
+      if (lastBarrier >= 0)
+        before.insert(lastBarrier);
+      lastBarrier = i;
+      memorySinceBarrier.clear();
+      lastWriter.clear();
+      readersSinceWrite.clear();
+    } else if (summary.touchesMemory()) {
+      if (lastBarrier >= 0)
+        before.insert(lastBarrier);
+      memorySinceBarrier.push_back(i);
+      for (uint64_t key : summary.reads)
+        if (auto it = lastWriter.find(key); it != lastWriter.end())
+          before.insert(it->second);
+      for (uint64_t key : summary.writes) {
+        if (auto it = lastWriter.find(key); it != lastWriter.end())
+          before.insert(it->second);
+        auto &readers = readersSinceWrite[key];
+        before.insert(readers.begin(), readers.end());
+      }
+      for (uint64_t key : summary.reads)
+        if (!summary.writes.contains(key))
+          readersSinceWrite[key].push_back(i);
+      for (uint64_t key : summary.writes) {
+        lastWriter[key] = i;
+        readersSinceWrite[key].clear();
+      }
+    }
+    before.remove(i);
+    for (unsigned p : before) {
+      preds[i].push_back(p);
+      succs[p].push_back(i);
+    }
+  }
+}
+
+bool BlockDependences::isValidOrder(ArrayRef<unsigned> order) const {
+  if (order.size() != ops.size())
+    return false;
+  SmallVector<int> position(ops.size(), -1);
+  for (auto [pos, node] : llvm::enumerate(order)) {
+    if (node >= ops.size() || position[node] != -1)
+      return false;
+    position[node] = pos;
+  }
+  for (unsigned node = 0; node < ops.size(); ++node)
+    for (unsigned p : preds[node])
+      if (position[p] > position[node])
+        return false;
+  return true;
+}

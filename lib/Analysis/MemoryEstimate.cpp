@@ -1,0 +1,135 @@
+//===- MemoryEstimate.cpp - bytes live at each point of an order ----------===//
+
+#include "GraphPart/Analysis/MemoryEstimate.h"
+
+#include "GraphPart/Analysis/CaptureSafety.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::gp;
+
+template <typename OpTy>
+static std::optional<int64_t> boundsOf(OpTy op) {
+  if (auto hint = op.getHint())
+    return *hint;
+  if (auto max = op.getMax())
+    return *max;
+  if (auto min = op.getMin())
+    return *min;
+  return std::nullopt;
+}
+
+MemoryEstimator::MemoryEstimator(Block &block,
+                                 const BufferAliasAnalysis &aliases)
+    : block(block), aliases(aliases) {
+  block.getParentOp()->walk([&](SymIntDimOp dim) {
+    if (std::optional<int64_t> value = boundsOf(dim))
+      dimEstimates[{dim.getSource(), dim.getDim()}] = *value;
+  });
+}
+
+int64_t MemoryEstimator::estimateIndex(Value value) const {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  Operation *definer = value.getDefiningOp();
+  std::optional<int64_t> estimate;
+  if (auto op = dyn_cast_or_null<SymIntOp>(definer))
+    estimate = boundsOf(op);
+  else if (auto op = dyn_cast_or_null<SymIntDimOp>(definer))
+    estimate = boundsOf(op);
+  else if (auto op = dyn_cast_or_null<SymIntUnbackedOp>(definer))
+    estimate = boundsOf(op);
+  return estimate.value_or(kDefaultSymbolicSize);
+}
+
+int64_t MemoryEstimator::estimateBytes(Value root) const {
+  auto type = dyn_cast<MemRefType>(root.getType());
+  if (!type)
+    return 0;
+  if (DeviceAttr device = getDevice(type); device && device.isMeta())
+    return 0; // No data.
+  int64_t bytes = getElementByteSize(type.getElementType()).value_or(8);
+  ValueRange dynamicSizes;
+  if (auto alloc = root.getDefiningOp<BufferAllocOp>())
+    dynamicSizes = alloc.getDynamicSizes();
+  unsigned nextDynamic = 0;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size)) {
+      if (nextDynamic < dynamicSizes.size())
+        size = estimateIndex(dynamicSizes[nextDynamic++]);
+      else if (auto it = dimEstimates.find({root, dim});
+               it != dimEstimates.end())
+        size = it->second;
+      else
+        size = kDefaultSymbolicSize;
+    }
+    bytes *= std::max<int64_t>(size, 0);
+  }
+  return bytes;
+}
+
+int64_t MemoryEstimator::getClassBytes(unsigned cls) const {
+  auto [it, inserted] = classBytes.try_emplace(cls, 0);
+  if (inserted)
+    for (Value root : aliases.getRoots(cls))
+      it->second = std::max(it->second, estimateBytes(root));
+  return it->second;
+}
+
+int64_t MemoryEstimator::estimatePeak(ArrayRef<Operation *> order) const {
+  // First and last program point (index in `order`) of every class.
+  llvm::DenseMap<unsigned, std::pair<int64_t, int64_t>> span;
+  int64_t end = order.size();
+  auto touch = [&](Value value, int64_t point) {
+    if (!aliases.contains(value))
+      return;
+    auto [it, inserted] =
+        span.try_emplace(aliases.getClass(value), point, point);
+    it->second.first = std::min(it->second.first, point);
+    it->second.second = std::max(it->second.second, point);
+  };
+  int64_t point = 0;
+  for (Operation *op : order) {
+    if (getOpRole(op) != OpRole::Compute)
+      continue;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        touch(operand, point);
+      for (Value result : nested->getResults())
+        touch(result, point);
+    });
+    ++point;
+  }
+  // Storage from outside lives throughout; storage returned lives to the end.
+  for (auto &[cls, range] : span) {
+    for (Value root : aliases.getRoots(cls)) {
+      Operation *definer = root.getDefiningOp();
+      if (!definer || !block.findAncestorOpInBlock(*definer))
+        range = {0, end};
+    }
+  }
+  if (Operation *terminator = block.getTerminator())
+    for (Value operand : terminator->getOperands())
+      if (aliases.contains(operand))
+        if (auto it = span.find(aliases.getClass(operand)); it != span.end())
+          it->second.second = end;
+
+  std::map<int64_t, int64_t> delta;
+  for (auto &[cls, range] : span) {
+    int64_t bytes = getClassBytes(cls);
+    delta[range.first] += bytes;
+    delta[range.second + 1] -= bytes;
+  }
+  int64_t live = 0, peak = 0;
+  for (auto &[at, change] : delta) {
+    live += change;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}

@@ -1,0 +1,301 @@
+//===- Reorder.cpp - reorder ops to minimise partitions -------------------===//
+
+#include "GraphPart/Transforms/Reorder.h"
+
+#include "GraphPart/Analysis/BufferAliasAnalysis.h"
+#include "GraphPart/Analysis/CaptureSafety.h"
+#include "GraphPart/Analysis/Dependences.h"
+#include "GraphPart/Analysis/MemoryEstimate.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Transforms/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <mutex>
+#include <queue>
+
+namespace mlir::gp {
+#define GEN_PASS_DEF_GPREORDERPASS
+#include "GraphPart/Transforms/Passes.h.inc"
+} // namespace mlir::gp
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+enum class NodeKind { Neutral, Unsafe, Safe };
+} // namespace
+
+static NodeKind kindOf(Operation *op, const CaptureSafetyAnalysis &safety) {
+  if (getOpRole(op) != OpRole::Compute)
+    return NodeKind::Neutral;
+  return safety.getReason(op) ? NodeKind::Unsafe : NodeKind::Safe;
+}
+
+unsigned mlir::gp::countPartitions(ArrayRef<Operation *> order,
+                                   const CaptureSafetyAnalysis &safety) {
+  unsigned runs = 0;
+  std::optional<NodeKind> last;
+  for (Operation *op : order) {
+    NodeKind kind = kindOf(op, safety);
+    if (kind == NodeKind::Neutral)
+      continue;
+    if (kind != last)
+      ++runs;
+    last = kind;
+  }
+  return runs;
+}
+
+SmallVector<unsigned>
+mlir::gp::minPartitionsOrder(const BlockDependences &deps,
+                             const CaptureSafetyAnalysis &safety) {
+  ArrayRef<Operation *> ops = deps.getOps();
+  unsigned n = ops.size();
+  using MinHeap =
+      std::priority_queue<unsigned, std::vector<unsigned>, std::greater<>>;
+  MinHeap queues[3];
+  SmallVector<unsigned> pending(n);
+  for (unsigned i = 0; i < n; ++i) {
+    pending[i] = deps.getPredecessors(i).size();
+    if (pending[i] == 0)
+      queues[static_cast<int>(kindOf(ops[i], safety))].push(i);
+  }
+  SmallVector<unsigned> order;
+  order.reserve(n);
+  auto schedule = [&](MinHeap &queue) {
+    unsigned node = queue.top();
+    queue.pop();
+    order.push_back(node);
+    for (unsigned next : deps.getSuccessors(node))
+      if (--pending[next] == 0)
+        queues[static_cast<int>(kindOf(ops[next], safety))].push(next);
+  };
+  MinHeap &neutral = queues[static_cast<int>(NodeKind::Neutral)];
+  MinHeap &unsafe = queues[static_cast<int>(NodeKind::Unsafe)];
+  MinHeap &safe = queues[static_cast<int>(NodeKind::Safe)];
+  // Drain the unsafe queue, then the safe one, and again; ops that are
+  // neither go as soon as they are ready, so they never split a run.
+  bool unsafePhase = true;
+  while (order.size() < n) {
+    if (!neutral.empty()) {
+      schedule(neutral);
+      continue;
+    }
+    MinHeap &current = unsafePhase ? unsafe : safe;
+    if (!current.empty()) {
+      schedule(current);
+      continue;
+    }
+    unsafePhase = !unsafePhase;
+  }
+  return order;
+}
+
+SmallVector<unsigned>
+mlir::gp::simpleMovesOrder(const BlockDependences &deps,
+                           const CaptureSafetyAnalysis &safety,
+                           ArrayRef<unsigned> order) {
+  ArrayRef<Operation *> ops = deps.getOps();
+  unsigned n = ops.size();
+  auto isCompute = [&](unsigned i) {
+    return kindOf(ops[i], safety) != NodeKind::Neutral;
+  };
+  // Edges go from lower to higher indices, so one sweep each way suffices.
+  SmallVector<bool> computeBefore(n, false), computeAfter(n, false);
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned p : deps.getPredecessors(i))
+      computeBefore[i] = computeBefore[i] || isCompute(p) || computeBefore[p];
+  for (unsigned i = n; i-- > 0;)
+    for (unsigned s : deps.getSuccessors(i))
+      computeAfter[i] = computeAfter[i] || isCompute(s) || computeAfter[s];
+
+  SmallVector<unsigned> front, middle, back;
+  for (unsigned node : order) {
+    bool unsafe = kindOf(ops[node], safety) == NodeKind::Unsafe;
+    if (unsafe && !computeBefore[node])
+      front.push_back(node);
+    else if (unsafe && !computeAfter[node])
+      back.push_back(node);
+    else
+      middle.push_back(node);
+  }
+  SmallVector<unsigned> result(front);
+  result.append(middle);
+  result.append(back);
+  return result;
+}
+
+SmallVector<unsigned>
+mlir::gp::materializeOrder(const BlockDependences &deps,
+                           const CaptureSafetyAnalysis &safety,
+                           ArrayRef<unsigned> order) {
+  ArrayRef<Operation *> ops = deps.getOps();
+  unsigned n = ops.size();
+  SmallVector<bool> emitted(n, false);
+  SmallVector<unsigned> result;
+  result.reserve(n);
+  auto isNeutral = [&](unsigned i) {
+    return kindOf(ops[i], safety) == NodeKind::Neutral;
+  };
+  // Neutral ops with results go just before their first user; those without
+  // results (frees) go as soon as everything before them has.
+  std::function<void(unsigned)> emit = [&](unsigned node) {
+    if (emitted[node])
+      return;
+    for (unsigned p : deps.getPredecessors(node))
+      if (!emitted[p])
+        emit(p);
+    emitted[node] = true;
+    result.push_back(node);
+  };
+  SmallVector<unsigned> resultless;
+  for (unsigned i = 0; i < n; ++i)
+    if (isNeutral(i) && ops[i]->getNumResults() == 0)
+      resultless.push_back(i);
+  auto flushResultless = [&] {
+    for (unsigned node : resultless)
+      if (!emitted[node] &&
+          llvm::all_of(deps.getPredecessors(node),
+                       [&](unsigned p) { return emitted[p]; }))
+        emit(node);
+  };
+  for (unsigned node : order) {
+    if (isNeutral(node))
+      continue;
+    emit(node);
+    flushResultless();
+  }
+  for (unsigned node = 0; node < n; ++node)
+    emit(node); // Neutral ops no compute op needs, in block order.
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct GPReorderPass : public mlir::gp::impl::GPReorderPassBase<GPReorderPass> {
+  using GPReorderPassBase::GPReorderPassBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    for (const std::string &strategy : strategies)
+      if (strategy != "min-partitions" && strategy != "simple")
+        return emitError(UnknownLoc::get(context))
+               << "gp-reorder: unknown strategy '" << strategy
+               << "': expected 'min-partitions' or 'simple'";
+    if (!(memoryBudget >= 1.0))
+      return emitError(UnknownLoc::get(context))
+             << "gp-reorder: memory-budget must be at least 1.0, got "
+             << memoryBudget;
+    if (std::optional<std::string> bad = findMalformedUnsafeOp(unsafeOps))
+      return emitError(UnknownLoc::get(context))
+             << "gp-reorder: unsafe-ops entry '" << *bad
+             << "' is not 'namespace::op' or 'namespace::op.overload'";
+    return success();
+  }
+
+  void runOnOperation() override;
+  LogicalResult reorderBlock(Block &block, const BufferAliasAnalysis &aliases,
+                             llvm::raw_ostream &log);
+};
+} // namespace
+
+LogicalResult GPReorderPass::reorderBlock(Block &block,
+                                 const BufferAliasAnalysis &aliases,
+                                 llvm::raw_ostream &log) {
+  CaptureSafetyOptions options;
+  options.unsafeOps.assign(unsafeOps.begin(), unsafeOps.end());
+  options.skipDynamicGraphs = skipDynamicGraphs;
+  CaptureSafetyAnalysis safety(block, options);
+  BlockDependences deps(block, aliases);
+  MemoryEstimator memory(block, aliases);
+  ArrayRef<Operation *> ops = deps.getOps();
+
+  auto toOps = [&](ArrayRef<unsigned> order) {
+    SmallVector<Operation *> result;
+    for (unsigned node : order)
+      result.push_back(ops[node]);
+    return result;
+  };
+  SmallVector<unsigned> current;
+  for (unsigned i = 0; i < ops.size(); ++i)
+    current.push_back(i);
+  unsigned partitions0 = countPartitions(toOps(current), safety);
+  int64_t peak0 = memory.estimatePeak(toOps(current));
+
+  SmallVector<std::string> steps(strategies.begin(), strategies.end());
+  if (steps.empty())
+    steps = {"min-partitions", "simple"};
+  for (const std::string &step : steps) {
+    unsigned before = countPartitions(toOps(current), safety);
+    if (step == "min-partitions") {
+      SmallVector<unsigned> candidate = minPartitionsOrder(deps, safety);
+      unsigned after = countPartitions(toOps(candidate), safety);
+      if (after >= before)
+        continue;
+      int64_t peakNow = memory.estimatePeak(toOps(current));
+      int64_t peakNew = memory.estimatePeak(toOps(candidate));
+      if (static_cast<double>(peakNew) >
+          memoryBudget * static_cast<double>(peakNow)) {
+        ++rejectedForMemory;
+        log << "  min-partitions: kept the current order: " << after
+            << " partitions instead of " << before
+            << " would raise estimated peak memory from " << peakNow
+            << " to " << peakNew << " bytes, over the budget of "
+            << memoryBudget << "x\n";
+        continue;
+      }
+      current = std::move(candidate);
+    } else {
+      SmallVector<unsigned> candidate =
+          simpleMovesOrder(deps, safety, current);
+      if (countPartitions(toOps(candidate), safety) <= before)
+        current = std::move(candidate);
+    }
+  }
+
+  SmallVector<unsigned> final = materializeOrder(deps, safety, current);
+  if (!deps.isValidOrder(final))
+    return block.getParentOp()->emitError(
+        "gp-reorder: internal error: the new order breaks a dependence");
+  Operation *terminator = block.getTerminator();
+  for (unsigned node : final)
+    ops[node]->moveBefore(terminator);
+
+  unsigned partitions1 = countPartitions(toOps(final), safety);
+  int64_t peak1 = memory.estimatePeak(toOps(final));
+  partitionsBefore += partitions0;
+  partitionsAfter += partitions1;
+  peakBytesBefore += peak0;
+  peakBytesAfter += peak1;
+  log << "  partitions: " << partitions0 << " -> " << partitions1
+      << "; estimated peak bytes: " << peak0 << " -> " << peak1 << "\n";
+  return success();
+}
+
+void GPReorderPass::runOnOperation() {
+  SmallVector<FunctionOpInterface> funcs;
+  getOperation()->walk([&](FunctionOpInterface func) {
+    funcs.push_back(func);
+    return WalkResult::skip();
+  });
+  static std::mutex outputMutex;
+  for (FunctionOpInterface func : funcs) {
+    if (func.isExternal())
+      continue;
+    std::string text;
+    llvm::raw_string_ostream log(text);
+    log << "gp-reorder: @" << func.getName() << "\n";
+    BufferAliasAnalysis aliases(func);
+    for (Block &block : func.getFunctionBody())
+      if (failed(reorderBlock(block, aliases, log)))
+        return signalPassFailure();
+    if (report) {
+      std::lock_guard<std::mutex> lock(outputMutex);
+      llvm::errs() << text;
+    }
+  }
+}
