@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <queue>
+#include <sstream>
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPREORDERPASS
@@ -48,9 +49,11 @@ unsigned mlir::gp::countPartitions(ArrayRef<Operation *> order,
   return runs;
 }
 
-SmallVector<unsigned>
-mlir::gp::minPartitionsOrder(const BlockDependences &deps,
-                             const CaptureSafetyAnalysis &safety) {
+/// Drains the ready ops of one kind, then of the other, alternately,
+/// starting with unsafe ops or with safe ones.
+static SmallVector<unsigned>
+alternatingOrder(const BlockDependences &deps,
+                 const CaptureSafetyAnalysis &safety, bool startUnsafe) {
   ArrayRef<Operation *> ops = deps.getOps();
   unsigned n = ops.size();
   using MinHeap =
@@ -75,9 +78,9 @@ mlir::gp::minPartitionsOrder(const BlockDependences &deps,
   MinHeap &neutral = queues[static_cast<int>(NodeKind::Neutral)];
   MinHeap &unsafe = queues[static_cast<int>(NodeKind::Unsafe)];
   MinHeap &safe = queues[static_cast<int>(NodeKind::Safe)];
-  // Drain the unsafe queue, then the safe one, and again; ops that are
-  // neither go as soon as they are ready, so they never split a run.
-  bool unsafePhase = true;
+  // Ops that are neither safe nor unsafe compute ops go as soon as they are
+  // ready, so they never split a run.
+  bool unsafePhase = startUnsafe;
   while (order.size() < n) {
     if (!neutral.empty()) {
       schedule(neutral);
@@ -91,6 +94,26 @@ mlir::gp::minPartitionsOrder(const BlockDependences &deps,
     unsafePhase = !unsafePhase;
   }
   return order;
+}
+
+// For a fixed first kind, draining each kind as far as it goes before
+// switching is optimal: by induction over the phases, the set it has
+// scheduled after k phases contains the set any other order starting with
+// that kind has after k runs, so it never needs more runs. Which kind to
+// start with is the one real choice (PyTorch always starts with the unsafe
+// kind, which can cost a partition), so try both.
+SmallVector<unsigned>
+mlir::gp::minPartitionsOrder(const BlockDependences &deps,
+                             const CaptureSafetyAnalysis &safety) {
+  SmallVector<unsigned> unsafeFirst = alternatingOrder(deps, safety, true);
+  SmallVector<unsigned> safeFirst = alternatingOrder(deps, safety, false);
+  auto count = [&](ArrayRef<unsigned> order) {
+    SmallVector<Operation *> ops;
+    for (unsigned node : order)
+      ops.push_back(deps.getOps()[node]);
+    return countPartitions(ops, safety);
+  };
+  return count(safeFirst) < count(unsafeFirst) ? safeFirst : unsafeFirst;
 }
 
 SmallVector<unsigned>
@@ -176,6 +199,13 @@ mlir::gp::materializeOrder(const BlockDependences &deps,
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// `1.1`, not `1.100000e+00`.
+static std::string formatBudget(double budget) {
+  std::ostringstream os;
+  os << budget;
+  return os.str();
+}
+
 namespace {
 struct GPReorderPass : public mlir::gp::impl::GPReorderPassBase<GPReorderPass> {
   using GPReorderPassBase::GPReorderPassBase;
@@ -189,7 +219,7 @@ struct GPReorderPass : public mlir::gp::impl::GPReorderPassBase<GPReorderPass> {
     if (!(memoryBudget >= 1.0))
       return emitError(UnknownLoc::get(context))
              << "gp-reorder: memory-budget must be at least 1.0, got "
-             << memoryBudget;
+             << formatBudget(memoryBudget);
     if (std::optional<std::string> bad = findMalformedUnsafeOp(unsafeOps))
       return emitError(UnknownLoc::get(context))
              << "gp-reorder: unsafe-ops entry '" << *bad
@@ -231,30 +261,26 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
     steps = {"min-partitions", "simple"};
   for (const std::string &step : steps) {
     unsigned before = countPartitions(toOps(current), safety);
-    if (step == "min-partitions") {
-      SmallVector<unsigned> candidate = minPartitionsOrder(deps, safety);
-      unsigned after = countPartitions(toOps(candidate), safety);
-      if (after >= before)
-        continue;
-      int64_t peakNow = memory.estimatePeak(toOps(current));
-      int64_t peakNew = memory.estimatePeak(toOps(candidate));
-      if (static_cast<double>(peakNew) >
-          memoryBudget * static_cast<double>(peakNow)) {
-        ++rejectedForMemory;
-        log << "  min-partitions: kept the current order: " << after
-            << " partitions instead of " << before
-            << " would raise estimated peak memory from " << peakNow
-            << " to " << peakNew << " bytes, over the budget of "
-            << memoryBudget << "x\n";
-        continue;
-      }
-      current = std::move(candidate);
-    } else {
-      SmallVector<unsigned> candidate =
-          simpleMovesOrder(deps, safety, current);
-      if (countPartitions(toOps(candidate), safety) <= before)
-        current = std::move(candidate);
+    SmallVector<unsigned> candidate =
+        step == "min-partitions" ? minPartitionsOrder(deps, safety)
+                                 : simpleMovesOrder(deps, safety, current);
+    unsigned after = countPartitions(toOps(candidate), safety);
+    if (after >= before)
+      continue;
+    // Fewer partitions are not worth much more memory.
+    int64_t peakNow = memory.estimatePeak(toOps(current));
+    int64_t peakNew = memory.estimatePeak(toOps(candidate));
+    if (static_cast<double>(peakNew) >
+        memoryBudget * static_cast<double>(peakNow)) {
+      ++rejectedForMemory;
+      log << "  " << step << ": kept the current order: " << after
+          << " partitions instead of " << before
+          << " would raise estimated peak memory from " << peakNow << " to "
+          << peakNew << " bytes, over the budget of "
+          << formatBudget(memoryBudget) << "x\n";
+      continue;
     }
+    current = std::move(candidate);
   }
 
   SmallVector<unsigned> final = materializeOrder(deps, safety, current);

@@ -68,15 +68,17 @@ def GPReorderPass : Pass<"gp-reorder"> {
       allocations, views and host definitions are taken as soon as ready;
       then the queue of ops that cannot be captured is drained, then the
       queue of capture-safe ops, and again, each queue keeping the original
-      relative order. This gives the minimum number of partitions. The new
-      order is kept only if its estimated peak memory (`MemoryEstimate.h`)
-      is at most `memory-budget` times the current order's; otherwise the
-      current order stays (the report says why).
+      relative order. Both starting queues are tried; the better order has
+      the minimum number of partitions (checked against brute force on
+      random programs).
     - `simple`: an unsafe op with no compute op before it in the dependence
       graph moves to the front; one with no compute op after it (its only
       users are the program's outputs) moves to the end.
 
-    By default both run, `simple` after `min-partitions`. Allocations, views
+    By default both run, `simple` after `min-partitions`. Each strategy's
+    order is kept only if it has fewer partitions and its estimated peak
+    memory (`MemoryEstimate.h`) is at most `memory-budget` times the current
+    order's; otherwise the current order stays (the report says why). Allocations, views
     and symints are then re-placed just before their first user, and frees
     as early as their dependences allow.
   }];

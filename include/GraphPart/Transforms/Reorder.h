@@ -19,8 +19,10 @@ unsigned countPartitions(llvm::ArrayRef<Operation *> order,
                          const CaptureSafetyAnalysis &safety);
 
 /// A topological order with the fewest partitions: ops that are not compute
-/// ops go as soon as they are ready; then the ready unsafe ops are drained,
-/// then the ready safe ops, alternately; ties keep block order.
+/// ops go as soon as they are ready; the ready ops of one kind (unsafe or
+/// safe) are drained, then those of the other, alternately; ties keep block
+/// order. Both starting kinds are tried and the better kept (unsafe first on
+/// a tie).
 llvm::SmallVector<unsigned>
 minPartitionsOrder(const BlockDependences &deps,
                    const CaptureSafetyAnalysis &safety);
