@@ -1,5 +1,4 @@
 // RUN: gp-opt %s --gp-reorder=report -o /dev/null 2>&1 | FileCheck %s
-// RUN: gp-opt %s --gp-reorder -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 #cuda0 = #gp.device<cuda:0>
 
@@ -9,12 +8,6 @@
 // CHECK-NEXT: min-partitions: kept the current order: 2 partitions instead of 3 would raise estimated peak memory from 1048580 to 2097156 bytes, over the budget of 1.1x
 // CHECK-NEXT: simple: kept the current order: 2 partitions instead of 3 would raise estimated peak memory from 1048580 to 2097156 bytes, over the budget of 1.1x
 // CHECK-NEXT: partitions: 3 -> 3; estimated peak bytes: 1048580 -> 1048580
-// STATS: GPReorderPass
-// STATS-DAG: 3 partitions-after
-// STATS-DAG: 3 partitions-before
-// STATS-DAG: 1048580 peak-bytes-after
-// STATS-DAG: 1048580 peak-bytes-before
-// STATS-DAG: 2 rejected-for-memory
 func.func @budget(%out: memref<f32, #cuda0>) {
   %x = gp.buffer.alloc() : memref<262144xf32, #cuda0>
   gp.kernel "make_x" outs(%x : memref<262144xf32, #cuda0>) {

@@ -128,19 +128,24 @@ func.func @budget(%out: memref<f32, #cuda0>) {
 #cpu = #gp.device<cpu>
 
 // Simple moves: an unsafe op with nothing before it moves to the front; one
-// whose result only the program returns moves to the end.
+// whose result only the program returns moves to the end. Five partitions
+// become three.
 // SIMPLE-LABEL: func.func @simple
 // SIMPLE: gp.fallback "mylib::no_deps"
 // SIMPLE: gp.kernel "k0"
+// SIMPLE: gp.kernel "k1"
 // SIMPLE: gp.kernel "k2"
 // SIMPLE: gp.copy
-// SIMPLE: return
-func.func @simple(%x: memref<4xf32, #cuda0>, %y: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
+// SIMPLE-NEXT: return
+func.func @simple(%x: memref<4xf32, #cuda0>, %y: memref<4xf32, #cuda0>, %z: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
   gp.kernel "k0" outs(%x : memref<4xf32, #cuda0>) {
   ^bb0(%o: memref<4xf32, #cuda0>):
   }
   %h = gp.buffer.alloc() : memref<4xf32, #cpu>
   gp.copy %x, %h : memref<4xf32, #cuda0> to memref<4xf32, #cpu>
+  gp.kernel "k1" outs(%z : memref<4xf32, #cuda0>) {
+  ^bb0(%o: memref<4xf32, #cuda0>):
+  }
   %m = gp.fallback "mylib::no_deps"() tags ["cudagraph_unsafe"] : () -> memref<4xf32, #cuda0>
   gp.kernel "k2" ins(%m : memref<4xf32, #cuda0>) outs(%y : memref<4xf32, #cuda0>) {
   ^bb0(%i: memref<4xf32, #cuda0>, %o: memref<4xf32, #cuda0>):
