@@ -111,4 +111,62 @@ def GPReorderPass : Pass<"gp-reorder"> {
   ];
 }
 
+def GPPlanMemoryPass : Pass<"gp-plan-memory"> {
+  let summary = "Insert frees, reuse dead buffers, assign arena offsets";
+  let description = [{
+    Plans the memory of every single-block function at or under the op it
+    runs on, normally after gp-partition:
+
+    1. liveness over the program in execution order (partition bodies in
+       place): each buffer object the function makes (allocations, fresh
+       fallback results) gets a `gp.buffer.dealloc` right after the last use
+       of its storage through any alias — never while a view of it is used,
+       and each result of a multi-result fallback at its own last use. A
+       partition whose `frees` names a buffer frees it inside. Program
+       inputs and returned storage are not freed.
+    2. reuse within each partition: an allocation takes over
+       (`gp.buffer.reuse`) the storage of a buffer freed earlier in the same
+       partition when the device matches and it fits (best fit), unless that
+       buffer is an output of the partition.
+    3. static arena offsets: every statically sized, non-meta allocation
+       gets `offset`, a multiple of 256 in its device's arena, such that
+       buffers alive at the same time never overlap; the function gets
+       `gp.arenas`. Buffers with symbolic sizes are left to the runtime,
+       which plans them once per shape key.
+
+    Functions that branch between blocks are left unplanned (with a
+    warning). Run gp-verify-plan afterwards to check the plan.
+  }];
+  let dependentDialects = ["::mlir::gp::GPDialect"];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Print frees, reuses, bytes saved and arena sizes to stderr">,
+  ];
+  let statistics = [
+    Statistic<"numFrees", "frees", "Frees inserted">,
+    Statistic<"numReuses", "reuses", "Allocations that reuse a dead buffer">,
+    Statistic<"bytesSavedByReuse", "bytes-saved-by-reuse",
+              "Bytes not allocated thanks to reuse">,
+    Statistic<"arenaBytes", "arena-bytes", "Total arena bytes">,
+  ];
+}
+
+def GPVerifyPlanPass : Pass<"gp-verify-plan"> {
+  let summary = "Check that a memory plan never touches freed memory";
+  let description = [{
+    Walks each function in execution order (partition bodies in place) and
+    reports, with a located error:
+
+    - a read or write of a buffer (directly or through any alias) after its
+      storage was freed or handed to another buffer by `gp.buffer.reuse`;
+    - a free of a buffer that was already freed, of a program input, or of a
+      buffer one of whose aliases is still used later;
+    - two buffers alive at the same time whose arena ranges overlap on one
+      device.
+
+    It changes nothing; gp-pipeline runs it after planning when `debug` is
+    set.
+  }];
+}
+
 #endif // GRAPHPART_TRANSFORMS_PASSES_TD
