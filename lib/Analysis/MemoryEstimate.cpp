@@ -7,7 +7,7 @@
 
 #include "mlir/IR/Matchers.h"
 
-#include <map>
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -30,6 +30,30 @@ MemoryEstimator::MemoryEstimator(Block &block,
     if (std::optional<int64_t> value = boundsOf(dim))
       dimEstimates[{dim.getSource(), dim.getDim()}] = *value;
   });
+  // What each compute op touches does not depend on the order: find it once.
+  for (Operation &op : block.without_terminator()) {
+    if (getOpRole(&op) != OpRole::Compute)
+      continue;
+    llvm::SmallSetVector<unsigned, 4> classes;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (aliases.contains(operand))
+          classes.insert(aliases.getClass(operand));
+      for (Value result : nested->getResults())
+        if (aliases.contains(result))
+          classes.insert(aliases.getClass(result));
+    });
+    touched[&op].assign(classes.begin(), classes.end());
+    for (unsigned cls : classes)
+      for (Value root : aliases.getRoots(cls)) {
+        Operation *definer = root.getDefiningOp();
+        if (!definer || !block.findAncestorOpInBlock(*definer))
+          liveFromStart.insert(cls);
+      }
+  }
+  for (Value operand : block.getTerminator()->getOperands())
+    if (aliases.contains(operand))
+      liveToEnd.insert(aliases.getClass(operand));
 }
 
 int64_t MemoryEstimator::estimateIndex(Value value) const {
@@ -83,51 +107,32 @@ int64_t MemoryEstimator::getClassBytes(unsigned cls) const {
 }
 
 int64_t MemoryEstimator::estimatePeak(ArrayRef<Operation *> order) const {
-  // First and last program point (index in `order`) of every class.
+  // First and last program point (compute op) of every class.
   llvm::DenseMap<unsigned, std::pair<int64_t, int64_t>> span;
-  int64_t end = order.size();
-  auto touch = [&](Value value, int64_t point) {
-    if (!aliases.contains(value))
-      return;
-    auto [it, inserted] =
-        span.try_emplace(aliases.getClass(value), point, point);
-    it->second.first = std::min(it->second.first, point);
-    it->second.second = std::max(it->second.second, point);
-  };
   int64_t point = 0;
   for (Operation *op : order) {
-    if (getOpRole(op) != OpRole::Compute)
+    auto it = touched.find(op);
+    if (it == touched.end())
       continue;
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        touch(operand, point);
-      for (Value result : nested->getResults())
-        touch(result, point);
-    });
+    for (unsigned cls : it->second) {
+      auto [entry, inserted] = span.try_emplace(cls, point, point);
+      entry->second.second = point;
+    }
     ++point;
   }
-  // Storage from outside lives throughout; storage returned lives to the end.
+  int64_t end = point;
+  SmallVector<int64_t> delta(end + 2, 0);
   for (auto &[cls, range] : span) {
-    for (Value root : aliases.getRoots(cls)) {
-      Operation *definer = root.getDefiningOp();
-      if (!definer || !block.findAncestorOpInBlock(*definer))
-        range = {0, end};
-    }
-  }
-  if (Operation *terminator = block.getTerminator())
-    for (Value operand : terminator->getOperands())
-      if (aliases.contains(operand))
-        if (auto it = span.find(aliases.getClass(operand)); it != span.end())
-          it->second.second = end;
-
-  std::map<int64_t, int64_t> delta;
-  for (auto &[cls, range] : span) {
+    int64_t first = liveFromStart.contains(cls) ? 0 : range.first;
+    int64_t last = liveFromStart.contains(cls) || liveToEnd.contains(cls)
+                       ? end
+                       : range.second;
     int64_t bytes = getClassBytes(cls);
-    delta[range.first] += bytes;
-    delta[range.second + 1] -= bytes;
+    delta[first] += bytes;
+    delta[last + 1] -= bytes;
   }
   int64_t live = 0, peak = 0;
-  for (auto &[at, change] : delta) {
+  for (int64_t change : delta) {
     live += change;
     peak = std::max(peak, live);
   }

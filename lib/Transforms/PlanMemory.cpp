@@ -61,21 +61,32 @@ int64_t mlir::gp::liveLowerBound(ArrayRef<ArenaRequest> requests) {
 }
 
 /// First fit, in the given order, against the requests already placed whose
-/// lifetimes overlap.
+/// lifetimes overlap. Placed requests are indexed by time buckets, so that
+/// finding the ones alive at the same time does not scan them all.
 static int64_t placeInOrder(ArrayRef<ArenaRequest> requests,
                             ArrayRef<unsigned> order,
                             SmallVectorImpl<int64_t> &offsets) {
   offsets.assign(requests.size(), -1);
-  SmallVector<unsigned> placed;
+  int64_t horizon = 0;
+  for (const ArenaRequest &r : requests)
+    horizon = std::max(horizon, r.end + 1);
+  constexpr int64_t kBucketSpan = 64;
+  SmallVector<SmallVector<unsigned, 4>> buckets(horizon / kBucketSpan + 1);
+  SmallVector<unsigned> seenAt(requests.size(), ~0u);
   int64_t arena = 0;
+  SmallVector<std::pair<int64_t, int64_t>> busy;
   for (unsigned i : order) {
     const ArenaRequest &r = requests[i];
-    SmallVector<std::pair<int64_t, int64_t>> busy;
-    for (unsigned j : placed) {
-      const ArenaRequest &o = requests[j];
-      if (o.start <= r.end && r.start <= o.end)
-        busy.push_back({offsets[j], offsets[j] + o.bytes});
-    }
+    busy.clear();
+    for (int64_t b = r.start / kBucketSpan; b <= r.end / kBucketSpan; ++b)
+      for (unsigned j : buckets[b]) {
+        if (seenAt[j] == i)
+          continue;
+        seenAt[j] = i;
+        const ArenaRequest &o = requests[j];
+        if (o.start <= r.end && r.start <= o.end)
+          busy.push_back({offsets[j], offsets[j] + o.bytes});
+      }
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [lo, hi] : busy) {
@@ -84,7 +95,8 @@ static int64_t placeInOrder(ArrayRef<ArenaRequest> requests,
       offset = std::max(offset, hi);
     }
     offsets[i] = offset;
-    placed.push_back(i);
+    for (int64_t b = r.start / kBucketSpan; b <= r.end / kBucketSpan; ++b)
+      buckets[b].push_back(i);
     arena = std::max(arena, offset + r.bytes);
   }
   return arena;

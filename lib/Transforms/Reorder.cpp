@@ -34,6 +34,30 @@ static NodeKind kindOf(Operation *op, const CaptureSafetyAnalysis &safety) {
   return safety.getReason(op) ? NodeKind::Unsafe : NodeKind::Safe;
 }
 
+/// The kind of every node, computed once: classifying is not free.
+static SmallVector<NodeKind> kindsOf(const BlockDependences &deps,
+                                     const CaptureSafetyAnalysis &safety) {
+  SmallVector<NodeKind> kinds;
+  kinds.reserve(deps.getOps().size());
+  for (Operation *op : deps.getOps())
+    kinds.push_back(kindOf(op, safety));
+  return kinds;
+}
+
+static unsigned countRuns(ArrayRef<unsigned> order, ArrayRef<NodeKind> kinds) {
+  unsigned runs = 0;
+  std::optional<NodeKind> last;
+  for (unsigned node : order) {
+    NodeKind kind = kinds[node];
+    if (kind == NodeKind::Neutral)
+      continue;
+    if (kind != last)
+      ++runs;
+    last = kind;
+  }
+  return runs;
+}
+
 unsigned mlir::gp::countPartitions(ArrayRef<Operation *> order,
                                    const CaptureSafetyAnalysis &safety) {
   unsigned runs = 0;
@@ -51,11 +75,10 @@ unsigned mlir::gp::countPartitions(ArrayRef<Operation *> order,
 
 /// Drains the ready ops of one kind, then of the other, alternately,
 /// starting with unsafe ops or with safe ones.
-static SmallVector<unsigned>
-alternatingOrder(const BlockDependences &deps,
-                 const CaptureSafetyAnalysis &safety, bool startUnsafe) {
-  ArrayRef<Operation *> ops = deps.getOps();
-  unsigned n = ops.size();
+static SmallVector<unsigned> alternatingOrder(const BlockDependences &deps,
+                                             ArrayRef<NodeKind> kinds,
+                                             bool startUnsafe) {
+  unsigned n = deps.getOps().size();
   using MinHeap =
       std::priority_queue<unsigned, std::vector<unsigned>, std::greater<>>;
   MinHeap queues[3];
@@ -63,7 +86,7 @@ alternatingOrder(const BlockDependences &deps,
   for (unsigned i = 0; i < n; ++i) {
     pending[i] = deps.getPredecessors(i).size();
     if (pending[i] == 0)
-      queues[static_cast<int>(kindOf(ops[i], safety))].push(i);
+      queues[static_cast<int>(kinds[i])].push(i);
   }
   SmallVector<unsigned> order;
   order.reserve(n);
@@ -73,7 +96,7 @@ alternatingOrder(const BlockDependences &deps,
     order.push_back(node);
     for (unsigned next : deps.getSuccessors(node))
       if (--pending[next] == 0)
-        queues[static_cast<int>(kindOf(ops[next], safety))].push(next);
+        queues[static_cast<int>(kinds[next])].push(next);
   };
   MinHeap &neutral = queues[static_cast<int>(NodeKind::Neutral)];
   MinHeap &unsafe = queues[static_cast<int>(NodeKind::Unsafe)];
@@ -105,26 +128,21 @@ alternatingOrder(const BlockDependences &deps,
 SmallVector<unsigned>
 mlir::gp::minPartitionsOrder(const BlockDependences &deps,
                              const CaptureSafetyAnalysis &safety) {
-  SmallVector<unsigned> unsafeFirst = alternatingOrder(deps, safety, true);
-  SmallVector<unsigned> safeFirst = alternatingOrder(deps, safety, false);
-  auto count = [&](ArrayRef<unsigned> order) {
-    SmallVector<Operation *> ops;
-    for (unsigned node : order)
-      ops.push_back(deps.getOps()[node]);
-    return countPartitions(ops, safety);
-  };
-  return count(safeFirst) < count(unsafeFirst) ? safeFirst : unsafeFirst;
+  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
+  SmallVector<unsigned> unsafeFirst = alternatingOrder(deps, kinds, true);
+  SmallVector<unsigned> safeFirst = alternatingOrder(deps, kinds, false);
+  return countRuns(safeFirst, kinds) < countRuns(unsafeFirst, kinds)
+             ? safeFirst
+             : unsafeFirst;
 }
 
 SmallVector<unsigned>
 mlir::gp::simpleMovesOrder(const BlockDependences &deps,
                            const CaptureSafetyAnalysis &safety,
                            ArrayRef<unsigned> order) {
-  ArrayRef<Operation *> ops = deps.getOps();
-  unsigned n = ops.size();
-  auto isCompute = [&](unsigned i) {
-    return kindOf(ops[i], safety) != NodeKind::Neutral;
-  };
+  unsigned n = deps.getOps().size();
+  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
+  auto isCompute = [&](unsigned i) { return kinds[i] != NodeKind::Neutral; };
   // Edges go from lower to higher indices, so one sweep each way suffices.
   SmallVector<bool> computeBefore(n, false), computeAfter(n, false);
   for (unsigned i = 0; i < n; ++i)
@@ -136,7 +154,7 @@ mlir::gp::simpleMovesOrder(const BlockDependences &deps,
 
   SmallVector<unsigned> front, middle, back;
   for (unsigned node : order) {
-    bool unsafe = kindOf(ops[node], safety) == NodeKind::Unsafe;
+    bool unsafe = kinds[node] == NodeKind::Unsafe;
     if (unsafe && !computeBefore[node])
       front.push_back(node);
     else if (unsafe && !computeAfter[node])
@@ -159,9 +177,8 @@ mlir::gp::materializeOrder(const BlockDependences &deps,
   SmallVector<bool> emitted(n, false);
   SmallVector<unsigned> result;
   result.reserve(n);
-  auto isNeutral = [&](unsigned i) {
-    return kindOf(ops[i], safety) == NodeKind::Neutral;
-  };
+  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
+  auto isNeutral = [&](unsigned i) { return kinds[i] == NodeKind::Neutral; };
   // Neutral ops with results go just before their first user; those without
   // results (frees) go as soon as everything before them has.
   std::function<void(unsigned)> emit = [&](unsigned node) {
@@ -250,21 +267,22 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
       result.push_back(ops[node]);
     return result;
   };
+  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
   SmallVector<unsigned> current;
   for (unsigned i = 0; i < ops.size(); ++i)
     current.push_back(i);
-  unsigned partitions0 = countPartitions(toOps(current), safety);
+  unsigned partitions0 = countRuns(current, kinds);
   int64_t peak0 = memory.estimatePeak(toOps(current));
 
   SmallVector<std::string> steps(strategies.begin(), strategies.end());
   if (steps.empty())
     steps = {"min-partitions", "simple"};
   for (const std::string &step : steps) {
-    unsigned before = countPartitions(toOps(current), safety);
+    unsigned before = countRuns(current, kinds);
     SmallVector<unsigned> candidate =
         step == "min-partitions" ? minPartitionsOrder(deps, safety)
                                  : simpleMovesOrder(deps, safety, current);
-    unsigned after = countPartitions(toOps(candidate), safety);
+    unsigned after = countRuns(candidate, kinds);
     if (after >= before)
       continue;
     // Fewer partitions are not worth much more memory.
@@ -291,7 +309,7 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
   for (unsigned node : final)
     ops[node]->moveBefore(terminator);
 
-  unsigned partitions1 = countPartitions(toOps(final), safety);
+  unsigned partitions1 = countRuns(final, kinds);
   int64_t peak1 = memory.estimatePeak(toOps(final));
   partitionsBefore += partitions0;
   partitionsAfter += partitions1;

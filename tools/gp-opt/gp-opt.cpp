@@ -7,6 +7,7 @@
 
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "GraphPart/Transforms/Pipeline.h"
 #include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -18,6 +19,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::gp::registerGraphPartPasses();
+  mlir::gp::registerGraphPartPipeline();
   mlir::gp::test::registerGraphPartTestPasses();
 
   mlir::DialectRegistry registry;

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::gp {
 
@@ -41,6 +42,10 @@ private:
 
   Block &block;
   const BufferAliasAnalysis &aliases;
+  /// The storage classes each compute op of the block touches.
+  llvm::DenseMap<Operation *, llvm::SmallVector<unsigned, 4>> touched;
+  /// Storage that lives from the start / to the end whatever the order.
+  llvm::DenseSet<unsigned> liveFromStart, liveToEnd;
   /// Estimates of dynamic dimensions named by gp.symint.dim: (value, dim).
   llvm::DenseMap<std::pair<Value, int64_t>, int64_t> dimEstimates;
   mutable llvm::DenseMap<unsigned, int64_t> classBytes;

@@ -1,0 +1,58 @@
+//===- Pipeline.h - the GraphPart pipeline ----------------------*- C++ -*-===//
+
+#ifndef GRAPHPART_TRANSFORMS_PIPELINE_H
+#define GRAPHPART_TRANSFORMS_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::gp {
+
+struct GraphPartPipelineOptions
+    : public PassPipelineOptions<GraphPartPipelineOptions> {
+  ListOption<std::string> unsafeOps{
+      *this, "unsafe-ops",
+      llvm::cl::desc("Fallback ops that cannot be captured (ns::op or "
+                     "ns::op.overload)")};
+  Option<bool> skipDynamicGraphs{
+      *this, "skip-dynamic-graphs",
+      llvm::cl::desc("Do not capture ops with symbolic sizes"),
+      llvm::cl::init(false)};
+  Option<bool> reorder{*this, "reorder",
+                       llvm::cl::desc("Reorder to minimise partitions"),
+                       llvm::cl::init(true)};
+  Option<double> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("Peak-memory budget for reordering, relative to the "
+                     "current order"),
+      llvm::cl::init(1.1)};
+  Option<unsigned> minPartitionSize{
+      *this, "min-partition-size",
+      llvm::cl::desc("Capturable partitions with fewer compute ops run "
+                     "eagerly"),
+      llvm::cl::init(1)};
+  Option<bool> cudagraphOrError{
+      *this, "cudagraph-or-error",
+      llvm::cl::desc("Fail on any op that cannot be captured"),
+      llvm::cl::init(false)};
+  Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("Print what reordering, partitioning and planning did"),
+      llvm::cl::init(false)};
+  Option<bool> debug{
+      *this, "debug",
+      llvm::cl::desc("Check the memory plan with gp-verify-plan"),
+      llvm::cl::init(false)};
+};
+
+/// Reorder (optional), partition, plan memory, and (with `debug`) check the
+/// plan: the front half of GraphPart, before lowering.
+void buildGraphPartPipeline(OpPassManager &pm,
+                            const GraphPartPipelineOptions &options);
+
+/// Registers `--gp-pipeline`.
+void registerGraphPartPipeline();
+
+} // namespace mlir::gp
+
+#endif // GRAPHPART_TRANSFORMS_PIPELINE_H
