@@ -21,6 +21,7 @@
 #include "GraphPart/Analysis/CaptureSafety.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "PassUtils.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -782,11 +783,7 @@ static bool orErrorFromEnvironment() {
 }
 
 void GPPartitionPass::runOnOperation() {
-  SmallVector<FunctionOpInterface> funcs;
-  getOperation()->walk([&](FunctionOpInterface func) {
-    funcs.push_back(func);
-    return WalkResult::skip(); // Functions inside functions are not ours.
-  });
+  SmallVector<FunctionOpInterface> funcs = collectFunctions(getOperation());
   for (FunctionOpInterface func : funcs)
     if (failed(partitionFunction(func)))
       signalPassFailure();
@@ -847,21 +844,19 @@ LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {
       ++numEager;
   }
 
-  // Functions may be partitioned in parallel: write each function's report
-  // and picture in one piece.
-  static std::mutex outputMutex;
   if (report) {
     std::string text;
     llvm::raw_string_ostream os(text);
     printReport(os, func, summaries);
-    std::lock_guard<std::mutex> lock(outputMutex);
-    llvm::errs() << text;
+    writeReport(text);
   }
   if (!dotFile.empty()) {
+    // Functions may be partitioned in parallel: append one picture at a time.
+    static std::mutex dotMutex;
     std::string text;
     llvm::raw_string_ostream os(text);
     writeDot(os, func, summaries);
-    std::lock_guard<std::mutex> lock(outputMutex);
+    std::lock_guard<std::mutex> lock(dotMutex);
     std::error_code error;
     llvm::raw_fd_ostream out(dotFile, error, llvm::sys::fs::OF_Append);
     if (error) {

@@ -18,6 +18,7 @@
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/MemoryPlan.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "PassUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -26,7 +27,6 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPPLANMEMORYPASS
@@ -437,12 +437,7 @@ struct GPPlanMemoryPass
 } // namespace
 
 void GPPlanMemoryPass::runOnOperation() {
-  SmallVector<FunctionOpInterface> funcs;
-  getOperation()->walk([&](FunctionOpInterface func) {
-    funcs.push_back(func);
-    return WalkResult::skip();
-  });
-  static std::mutex outputMutex;
+  SmallVector<FunctionOpInterface> funcs = collectFunctions(getOperation());
   for (FunctionOpInterface func : funcs) {
     if (func.isExternal())
       continue;
@@ -471,7 +466,6 @@ void GPPlanMemoryPass::runOnOperation() {
       os << "  arena " << cast<DeviceAttr>(device).str() << ": "
          << sizes.first << " bytes (live lower bound " << sizes.second
          << " bytes)\n";
-    std::lock_guard<std::mutex> lock(outputMutex);
-    llvm::errs() << text;
+    writeReport(text);
   }
 }

@@ -8,11 +8,11 @@
 #include "GraphPart/Analysis/MemoryEstimate.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "PassUtils.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
-#include <mutex>
 #include <queue>
 #include <sstream>
 
@@ -49,21 +49,6 @@ static unsigned countRuns(ArrayRef<unsigned> order, ArrayRef<NodeKind> kinds) {
   std::optional<NodeKind> last;
   for (unsigned node : order) {
     NodeKind kind = kinds[node];
-    if (kind == NodeKind::Neutral)
-      continue;
-    if (kind != last)
-      ++runs;
-    last = kind;
-  }
-  return runs;
-}
-
-unsigned mlir::gp::countPartitions(ArrayRef<Operation *> order,
-                                   const CaptureSafetyAnalysis &safety) {
-  unsigned runs = 0;
-  std::optional<NodeKind> last;
-  for (Operation *op : order) {
-    NodeKind kind = kindOf(op, safety);
     if (kind == NodeKind::Neutral)
       continue;
     if (kind != last)
@@ -321,12 +306,7 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
 }
 
 void GPReorderPass::runOnOperation() {
-  SmallVector<FunctionOpInterface> funcs;
-  getOperation()->walk([&](FunctionOpInterface func) {
-    funcs.push_back(func);
-    return WalkResult::skip();
-  });
-  static std::mutex outputMutex;
+  SmallVector<FunctionOpInterface> funcs = collectFunctions(getOperation());
   for (FunctionOpInterface func : funcs) {
     if (func.isExternal())
       continue;
@@ -337,9 +317,7 @@ void GPReorderPass::runOnOperation() {
     for (Block &block : func.getFunctionBody())
       if (failed(reorderBlock(block, aliases, log)))
         return signalPassFailure();
-    if (report) {
-      std::lock_guard<std::mutex> lock(outputMutex);
-      llvm::errs() << text;
-    }
+    if (report)
+      writeReport(text);
   }
 }

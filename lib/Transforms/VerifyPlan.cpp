@@ -3,6 +3,7 @@
 #include "GraphPart/Analysis/ProgramOrder.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "PassUtils.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -198,13 +199,8 @@ private:
 struct GPVerifyPlanPass
     : public mlir::gp::impl::GPVerifyPlanPassBase<GPVerifyPlanPass> {
   void runOnOperation() override {
-    SmallVector<FunctionOpInterface> funcs;
-    getOperation()->walk([&](FunctionOpInterface func) {
-      funcs.push_back(func);
-      return WalkResult::skip();
-    });
     bool ok = true;
-    for (FunctionOpInterface func : funcs) {
+    for (FunctionOpInterface func : collectFunctions(getOperation())) {
       if (func.isExternal() || !func.getFunctionBody().hasOneBlock())
         continue;
       if (failed(PlanChecker(func).run()))

@@ -13,11 +13,6 @@
 
 namespace mlir::gp {
 
-/// Number of partitions the block's compute ops cut into in `order`: the
-/// number of maximal runs of capture-safe / unsafe compute ops.
-unsigned countPartitions(llvm::ArrayRef<Operation *> order,
-                         const CaptureSafetyAnalysis &safety);
-
 /// A topological order with the fewest partitions: ops that are not compute
 /// ops go as soon as they are ready; the ready ops of one kind (unsafe or
 /// safe) are drained, then those of the other, alternately; ties keep block
