@@ -29,6 +29,12 @@ GP_RT_EXPORT const char *gpRtStatusString(gpRtStatus status) {
     return "unavailable";
   case GP_RT_ERROR_BACKEND:
     return "backend error";
+  case GP_RT_ERROR_NOT_CAPTURED:
+    return "not captured (or-error mode)";
+  case GP_RT_ERROR_WRONG_THREAD:
+    return "wrong thread";
+  case GP_RT_STATUS_FORCE_32_BIT:
+    break;
   }
   return "unknown status";
 }
@@ -41,6 +47,8 @@ GP_RT_EXPORT const char *gpRtBackendName(gpRtBackend backend) {
     return "host";
   case GP_RT_BACKEND_CUDA:
     return "cuda";
+  case GP_RT_BACKEND_FORCE_32_BIT:
+    break;
   }
   return nullptr;
 }
@@ -87,6 +95,8 @@ GP_RT_EXPORT gpRtStatus gpRtBackendAvailable(gpRtBackend backend) {
                   "the CUDA driver reports no devices");
     return GP_RT_SUCCESS;
   }
+  case GP_RT_BACKEND_FORCE_32_BIT:
+    break;
   }
   return fail(GP_RT_ERROR_INVALID_ARGUMENT,
               "unknown backend value " + std::to_string(backend));

@@ -10,6 +10,9 @@
 #ifndef GRAPHPART_RUNTIME_GPRUNTIME_H
 #define GRAPHPART_RUNTIME_GPRUNTIME_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,14 +24,21 @@ typedef enum gpRtStatus {
   /* What was asked for does not exist on this machine or in this build. */
   GP_RT_ERROR_UNAVAILABLE = 2,
   /* The backend (e.g. the CUDA driver) reported an error. */
-  GP_RT_ERROR_BACKEND = 3
+  GP_RT_ERROR_BACKEND = 3,
+  /* Or-error mode: something would have run without being captured. */
+  GP_RT_ERROR_NOT_CAPTURED = 4,
+  /* A stream is used from a thread other than the one running it. */
+  GP_RT_ERROR_WRONG_THREAD = 5,
+  /* Keeps the enum 32 bits wide, so any int32 value is a valid one. */
+  GP_RT_STATUS_FORCE_32_BIT = 0x7fffffff
 } gpRtStatus;
 
 typedef enum gpRtBackend {
   /* Kernels run as host loops; always available. */
   GP_RT_BACKEND_HOST = 0,
   /* Kernels run on an NVIDIA GPU through the CUDA driver. */
-  GP_RT_BACKEND_CUDA = 1
+  GP_RT_BACKEND_CUDA = 1,
+  GP_RT_BACKEND_FORCE_32_BIT = 0x7fffffff
 } gpRtBackend;
 
 /* The runtime's version, e.g. "0.1.0". */
@@ -56,6 +66,148 @@ gpRtStatus gpRtCudaDeviceCount(int *count);
 
 /* The best backend present: cuda when a CUDA device is usable, else host. */
 gpRtBackend gpRtDefaultBackend(void);
+
+/*===------------------------------------------------------------------===*\
+|* Programs and partitions                                                *|
+\*===------------------------------------------------------------------===*/
+
+/* One partition of a program, as the compiler describes it. */
+typedef struct gpRtPartitionInfo {
+  /* Capture as a graph (1) or always run eagerly (0). */
+  int32_t capturable;
+  /* Length of the partition's shape key: its symint inputs, in order. */
+  int32_t numShapeSymbols;
+  /* Why it is eager ("cpu ops, device copy"); NULL or "" when capturable. */
+  const char *reasons;
+} gpRtPartitionInfo;
+
+typedef struct gpRtProgramInfo {
+  const char *name;
+  int32_t numPartitions;
+  const gpRtPartitionInfo *partitions;
+  /* Bytes of the statically planned arena (gp.arenas) on the device. */
+  int64_t arenaBytes;
+  /* Number of RNG generators (gp.rng.generator) and the program seed. */
+  int32_t numGenerators;
+  uint64_t seed;
+} gpRtProgramInfo;
+
+typedef struct gpRtProgram gpRtProgram;
+
+/* Loads a program description. The policy starts from its defaults and the
+ * environment: GP_CUDAGRAPH_CAPTURE_SIZES ("1,2,4" or "2x3,4x5"),
+ * GP_CUDAGRAPH_OR_ERROR=1, GP_CUDAGRAPH_SHAPE_WARNING_LIMIT, GP_LOG. */
+gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info, gpRtBackend backend,
+                             int32_t device, gpRtProgram **program);
+
+/* Releases the program and everything it holds: graphs, executables,
+ * streams, pools. */
+gpRtStatus gpRtProgramDestroy(gpRtProgram *program);
+
+/* Eager runs of a capturable partition, per shape key, before it is
+ * captured (default 1). */
+gpRtStatus gpRtProgramSetWarmupRuns(gpRtProgram *program, int32_t runs);
+
+/* Only these shape keys are captured; others run eagerly. `keys` holds
+ * numKeys keys of keyLength values each. numKeys < 0 lifts the list. */
+gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
+                                      const int64_t *keys, int32_t numKeys,
+                                      int32_t keyLength);
+
+/* Warn once a partition has recorded more than `limit` shapes (default 8),
+ * then once per further new shape. */
+gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
+                                           int32_t limit);
+
+/* Or-error mode: running anything uncaptured (an eager partition, a shape
+ * key outside the capture sizes) fails with GP_RT_ERROR_NOT_CAPTURED. */
+gpRtStatus gpRtProgramSetOrError(gpRtProgram *program, int32_t enabled);
+
+/* Where a partition's work goes: run now, or recorded into a graph. */
+typedef struct gpRtStream gpRtStream;
+
+/* A partition body: launches the partition's work on `stream`. */
+typedef gpRtStatus (*gpRtPartitionBody)(gpRtStream *stream, void *userData);
+
+/* Runs partition `partition` for `shapeKey` (numShapeSymbols values): warm
+ * up, capture, replay or run eagerly, as the policy says. Each thread that
+ * runs a program gets its own pool and graphs, so threads running or
+ * capturing at once never allocate into each other's pools. */
+gpRtStatus gpRtRunPartition(gpRtProgram *program, int32_t partition,
+                            const int64_t *shapeKey, gpRtPartitionBody body,
+                            void *userData);
+
+/* A host kernel: `params[i]` points to the i-th parameter's value. */
+typedef void (*gpRtHostKernel)(void **params);
+
+/* Launches a host kernel on `stream`. While capturing, the launch and a copy
+ * of its parameter values (paramSizes[i] bytes each) are recorded. A stream
+ * belongs to the thread running the partition: a launch from another thread
+ * fails with GP_RT_ERROR_WRONG_THREAD. */
+gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
+                                void **params, const int64_t *paramSizes,
+                                int32_t numParams);
+
+/* The calling thread's arena of the program (arenaBytes, 256-byte
+ * aligned): planned buffers live at fixed offsets in it, so captured graphs
+ * see the same addresses on every replay. */
+gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base);
+
+/*===------------------------------------------------------------------===*\
+|* Graph-safe RNG                                                         *|
+\*===------------------------------------------------------------------===*/
+
+/* The philox state a forward invocation of generator `generator` draws
+ * from; `invocation` identifies it for the matching backward. */
+gpRtStatus gpRtRngForward(gpRtProgram *program, int32_t generator,
+                          uint64_t *seed, uint64_t *offset,
+                          int64_t *invocation);
+
+/* The state the backward of forward `invocation` draws from: the same as
+ * that forward's, whatever the order of forwards and backwards. */
+gpRtStatus gpRtRngBackward(gpRtProgram *program, int32_t generator,
+                           int64_t invocation, uint64_t *seed,
+                           uint64_t *offset);
+
+/* Fills `out` with `count` uniform floats in [0, 1) drawn from philox
+ * (seed, offset): a pure function of its inputs. */
+void gpRtPhiloxUniform(uint64_t seed, uint64_t offset, float *out,
+                       int64_t count);
+
+/*===------------------------------------------------------------------===*\
+|* Statistics and logs                                                    *|
+\*===------------------------------------------------------------------===*/
+
+typedef struct gpRtStats {
+  int64_t warmupRuns;      /* eager runs before a capture */
+  int64_t captures;        /* graphs recorded */
+  int64_t instantiations;  /* executables made */
+  int64_t updates;         /* executables updated in place */
+  int64_t replays;         /* graph launches */
+  int64_t eagerRuns;       /* runs never captured (eager partitions, sizes
+                              outside the capture list) */
+  int64_t shapeWarnings;   /* distinct-shape warnings issued */
+  int64_t liveGraphs;      /* graphs and executables held */
+  int64_t liveStreams;
+  int64_t poolBytes;       /* bytes held by the program's pool */
+} gpRtStats;
+
+gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);
+
+/* Objects alive across all programs: programs, graphs and executables,
+ * streams, and pool bytes. All are zero once every program is destroyed. */
+gpRtStatus gpRtGetLiveCounts(int64_t *programs, int64_t *graphs,
+                             int64_t *streams, int64_t *poolBytes);
+
+enum {
+  GP_RT_LOG_PARTITIONS = 1, /* partition count and reasons at load */
+  GP_RT_LOG_CUDAGRAPHS = 2  /* captures, replays, updates, eager runs, why */
+};
+
+/* Where log lines go (NULL: stderr). The mask starts from GP_LOG
+ * ("partitions,cudagraphs"). */
+typedef void (*gpRtLogSink)(const char *line, void *userData);
+gpRtStatus gpRtSetLog(int32_t mask, gpRtLogSink sink, void *userData);
 
 #ifdef __cplusplus
 }

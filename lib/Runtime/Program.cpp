@@ -1,0 +1,619 @@
+//===- Program.cpp - programs, partitions, capture and replay -------------===//
+//
+// A program is a table of partitions. Each thread that runs a program gets
+// its own context (arena, stream, graphs), so threads never allocate into
+// each other's pools. Per partition and shape key, a capturable partition
+// is run eagerly for the warm-up runs, then captured once, then replayed.
+// When a new capture has the same topology as an executable the partition
+// already holds, that executable is updated in place instead of
+// instantiating another.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeInternal.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+using namespace gp::rt;
+
+//===----------------------------------------------------------------------===//
+// Live counts and logs
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::atomic<int64_t> livePrograms{0}, liveGraphs{0}, liveStreams{0},
+    livePoolBytes{0};
+
+struct LogState {
+  std::mutex mutex;
+  int32_t mask = 0;
+  gpRtLogSink sink = nullptr;
+  void *userData = nullptr;
+
+  LogState() {
+    if (const char *env = std::getenv("GP_LOG")) {
+      std::string value = env;
+      if (value.find("partitions") != std::string::npos || value == "all")
+        mask |= GP_RT_LOG_PARTITIONS;
+      if (value.find("cudagraphs") != std::string::npos || value == "all")
+        mask |= GP_RT_LOG_CUDAGRAPHS;
+    }
+  }
+};
+
+LogState &logState() {
+  static LogState state;
+  return state;
+}
+} // namespace
+
+void gp::rt::log(int32_t kind, const std::string &line) {
+  LogState &state = logState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!(state.mask & kind))
+    return;
+  if (state.sink)
+    state.sink(line.c_str(), state.userData);
+  else
+    std::fprintf(stderr, "[graphpart] %s\n", line.c_str());
+}
+
+void gp::rt::warn(const std::string &line) {
+  LogState &state = logState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.sink)
+    state.sink(("warning: " + line).c_str(), state.userData);
+  else
+    std::fprintf(stderr, "[graphpart] warning: %s\n", line.c_str());
+}
+
+bool gp::rt::logEnabled(int32_t kind) {
+  LogState &state = logState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return state.mask & kind;
+}
+
+//===----------------------------------------------------------------------===//
+// Host graphs: recorded launches
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Launch {
+  gpRtHostKernel kernel;
+  std::vector<std::vector<uint8_t>> params;
+};
+
+/// A recorded partition: its launches, with parameter values by copy.
+struct Graph {
+  std::vector<Launch> launches;
+
+  /// Same kernels in the same order with parameters of the same sizes.
+  bool sameTopology(const Graph &other) const {
+    if (launches.size() != other.launches.size())
+      return false;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      const Launch &a = launches[i], &b = other.launches[i];
+      if (a.kernel != b.kernel || a.params.size() != b.params.size())
+        return false;
+      for (size_t p = 0; p < a.params.size(); ++p)
+        if (a.params[p].size() != b.params[p].size())
+          return false;
+    }
+    return true;
+  }
+};
+
+/// An instantiated graph: launches ready to run.
+struct Executable {
+  Graph graph;
+  std::vector<std::vector<void *>> pointers;
+
+  explicit Executable(const Graph &source) { update(source); }
+
+  void update(const Graph &source) {
+    graph = source;
+    pointers.assign(graph.launches.size(), {});
+    for (size_t i = 0; i < graph.launches.size(); ++i)
+      for (std::vector<uint8_t> &param : graph.launches[i].params)
+        pointers[i].push_back(param.data());
+  }
+
+  void launch() {
+    for (size_t i = 0; i < graph.launches.size(); ++i)
+      graph.launches[i].kernel(pointers[i].data());
+  }
+};
+
+struct KeyState {
+  int64_t warmups = 0;
+  std::unique_ptr<Graph> graph;
+  Executable *executable = nullptr;
+};
+
+struct PartitionState {
+  std::map<std::vector<int64_t>, KeyState> keys;
+  std::vector<std::unique_ptr<Executable>> executables;
+  /// Which key each executable currently holds.
+  std::map<Executable *, std::vector<int64_t>> holder;
+  int64_t recordedShapes = 0;
+};
+
+} // namespace
+
+struct gpRtStream {
+  std::thread::id owner;
+  Graph *recording = nullptr; // Non-null while capturing.
+};
+
+namespace {
+
+/// What one thread holds of a program.
+struct ThreadContext {
+  void *arena = nullptr;
+  int64_t arenaBytes = 0;
+  gpRtStream stream;
+  std::vector<PartitionState> partitions;
+
+  ThreadContext(int64_t bytes, size_t numPartitions)
+      : arenaBytes(bytes), partitions(numPartitions) {
+    stream.owner = std::this_thread::get_id();
+    if (bytes > 0) {
+      int64_t rounded = (bytes + 255) / 256 * 256;
+      arena = std::aligned_alloc(256, rounded);
+      arenaBytes = rounded;
+      livePoolBytes += rounded;
+    }
+    ++liveStreams;
+  }
+
+  ~ThreadContext() {
+    for (PartitionState &state : partitions) {
+      for (auto &[key, keyState] : state.keys)
+        if (keyState.graph)
+          --liveGraphs;
+      liveGraphs -= state.executables.size();
+    }
+    if (arena) {
+      std::free(arena);
+      livePoolBytes -= arenaBytes;
+    }
+    --liveStreams;
+  }
+};
+
+std::string describeKey(const std::vector<int64_t> &key) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < key.size(); ++i)
+    os << (i ? ", " : "") << key[i];
+  os << "]";
+  return os.str();
+}
+
+} // namespace
+
+struct gpRtProgram {
+  std::string name;
+  std::vector<gpRtPartitionInfo> partitions;
+  std::vector<std::string> reasons;
+  int64_t arenaBytes = 0;
+  gpRtBackend backend = GP_RT_BACKEND_HOST;
+  int32_t device = 0;
+
+  // Policy.
+  int32_t warmupRuns = 1;
+  int32_t shapeWarningLimit = 8;
+  bool orError = false;
+  bool hasCaptureSizes = false;
+  int32_t captureKeyLength = 0;
+  std::vector<std::vector<int64_t>> captureSizes;
+
+  std::mutex mutex; // Guards contexts, stats and RNG.
+  std::map<std::thread::id, std::unique_ptr<ThreadContext>> contexts;
+  gpRtStats stats{};
+  RngState rng;
+
+  ThreadContext &context() {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &slot = contexts[std::this_thread::get_id()];
+    if (!slot)
+      slot = std::make_unique<ThreadContext>(arenaBytes, partitions.size());
+    return *slot;
+  }
+
+  void count(int64_t gpRtStats::*field, int64_t by = 1) {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.*field += by;
+  }
+
+  bool inCaptureSizes(const std::vector<int64_t> &key) const {
+    if (!hasCaptureSizes ||
+        static_cast<int32_t>(key.size()) != captureKeyLength)
+      return true; // The list speaks about keys of its own length only.
+    for (const std::vector<int64_t> &allowed : captureSizes)
+      if (allowed == key)
+        return true;
+    return false;
+  }
+};
+
+/// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two).
+static gpRtStatus parseCaptureSizes(const std::string &text,
+                                    std::vector<std::vector<int64_t>> &keys,
+                                    int32_t &keyLength) {
+  keys.clear();
+  keyLength = -1;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    std::vector<int64_t> key;
+    std::stringstream parts(item);
+    std::string part;
+    while (std::getline(parts, part, 'x')) {
+      char *end = nullptr;
+      long long value = std::strtoll(part.c_str(), &end, 10);
+      if (part.empty() || *end != '\0' || value < 0)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "GP_CUDAGRAPH_CAPTURE_SIZES: '" + item +
+                        "' is not a size or a size tuple like 2x3");
+      key.push_back(value);
+    }
+    if (keyLength >= 0 && static_cast<int32_t>(key.size()) != keyLength)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "GP_CUDAGRAPH_CAPTURE_SIZES: every entry must have the "
+                  "same number of sizes");
+    keyLength = key.size();
+    keys.push_back(key);
+  }
+  if (keys.empty())
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "GP_CUDAGRAPH_CAPTURE_SIZES is empty");
+  return GP_RT_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// C API
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
+                                          gpRtBackend backend, int32_t device,
+                                          gpRtProgram **program) {
+  if (!info || !program || (info->numPartitions > 0 && !info->partitions) ||
+      info->numPartitions < 0 || info->arenaBytes < 0 ||
+      info->numGenerators < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramCreate: missing or negative program description");
+  if (backend != GP_RT_BACKEND_HOST)
+    return fail(GP_RT_ERROR_UNAVAILABLE,
+                std::string("gpRtProgramCreate: the ") +
+                    (gpRtBackendName(backend) ? gpRtBackendName(backend)
+                                              : "unknown") +
+                    " backend cannot run programs in this version");
+  for (int32_t i = 0; i < info->numPartitions; ++i)
+    if (info->partitions[i].numShapeSymbols < 0)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtProgramCreate: partition " + std::to_string(i) +
+                      " has a negative shape-key length");
+
+  auto result = std::make_unique<gpRtProgram>();
+  result->name = info->name ? info->name : "program";
+  result->partitions.assign(info->partitions,
+                            info->partitions + info->numPartitions);
+  for (const gpRtPartitionInfo &partition : result->partitions)
+    result->reasons.push_back(partition.reasons ? partition.reasons : "");
+  result->arenaBytes = info->arenaBytes;
+  result->backend = backend;
+  result->device = device;
+  result->rng.init(info->seed, info->numGenerators);
+
+  if (const char *env = std::getenv("GP_CUDAGRAPH_CAPTURE_SIZES"); env && *env) {
+    if (gpRtStatus status = parseCaptureSizes(env, result->captureSizes,
+                                              result->captureKeyLength))
+      return status;
+    result->hasCaptureSizes = true;
+  }
+  if (const char *env = std::getenv("GP_CUDAGRAPH_OR_ERROR"))
+    result->orError = std::string(env) != "" && std::string(env) != "0";
+  if (const char *env = std::getenv("GP_CUDAGRAPH_SHAPE_WARNING_LIMIT");
+      env && *env) {
+    char *end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end != '\0' || value < 0)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "GP_CUDAGRAPH_SHAPE_WARNING_LIMIT must be a non-negative "
+                  "integer");
+    result->shapeWarningLimit = value;
+  }
+
+  if (logEnabled(GP_RT_LOG_PARTITIONS)) {
+    int capturable = 0;
+    for (const gpRtPartitionInfo &partition : result->partitions)
+      capturable += partition.capturable ? 1 : 0;
+    std::ostringstream os;
+    os << result->name << ": " << result->partitions.size()
+       << " partitions: " << capturable << " capturable, "
+       << result->partitions.size() - capturable << " eager";
+    log(GP_RT_LOG_PARTITIONS, os.str());
+    for (size_t i = 0; i < result->partitions.size(); ++i)
+      if (!result->partitions[i].capturable)
+        log(GP_RT_LOG_PARTITIONS, result->name + ": partition " +
+                                      std::to_string(i) + " is eager: " +
+                                      result->reasons[i]);
+  }
+  ++livePrograms;
+  *program = result.release();
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramDestroy(gpRtProgram *program) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramDestroy: null");
+  delete program;
+  --livePrograms;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSetWarmupRuns(gpRtProgram *program,
+                                                 int32_t runs) {
+  if (!program || runs < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetWarmupRuns: null program or negative count");
+  program->warmupRuns = runs;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
+                                                   const int64_t *keys,
+                                                   int32_t numKeys,
+                                                   int32_t keyLength) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetCaptureSizes: null program");
+  if (numKeys < 0) {
+    program->hasCaptureSizes = false;
+    program->captureSizes.clear();
+    return GP_RT_SUCCESS;
+  }
+  if (keyLength < 0 || (numKeys > 0 && keyLength > 0 && !keys))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetCaptureSizes: bad key list");
+  program->captureSizes.clear();
+  for (int32_t i = 0; i < numKeys; ++i)
+    program->captureSizes.emplace_back(keys + i * keyLength,
+                                       keys + (i + 1) * keyLength);
+  program->captureKeyLength = keyLength;
+  program->hasCaptureSizes = true;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
+                                                        int32_t limit) {
+  if (!program || limit < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetShapeWarningLimit: null program or negative "
+                "limit");
+  program->shapeWarningLimit = limit;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
+                                              int32_t enabled) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetOrError: null program");
+  program->orError = enabled != 0;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
+  if (!program || !base)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramArena: null");
+  *base = program->context().arena;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
+                                             gpRtHostKernel kernel,
+                                             void **params,
+                                             const int64_t *paramSizes,
+                                             int32_t numParams) {
+  if (!stream || !kernel || numParams < 0 ||
+      (numParams > 0 && (!params || !paramSizes)))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtLaunchHostKernel: null stream, kernel or parameters");
+  if (stream->owner != std::this_thread::get_id())
+    return fail(GP_RT_ERROR_WRONG_THREAD,
+                "gpRtLaunchHostKernel: the stream belongs to another thread");
+  if (!stream->recording) {
+    kernel(params);
+    return GP_RT_SUCCESS;
+  }
+  Launch launch{kernel, {}};
+  for (int32_t i = 0; i < numParams; ++i) {
+    if (paramSizes[i] < 0 || (paramSizes[i] > 0 && !params[i]))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtLaunchHostKernel: parameter " + std::to_string(i) +
+                      " has no value or a negative size");
+    const uint8_t *bytes = static_cast<const uint8_t *>(params[i]);
+    launch.params.emplace_back(bytes, bytes + paramSizes[i]);
+  }
+  stream->recording->launches.push_back(std::move(launch));
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
+                                         int32_t partition,
+                                         const int64_t *shapeKey,
+                                         gpRtPartitionBody body,
+                                         void *userData) {
+  if (!program || !body)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRunPartition: null program or body");
+  if (partition < 0 ||
+      partition >= static_cast<int32_t>(program->partitions.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRunPartition: no partition " + std::to_string(partition) +
+                    " in " + program->name);
+  const gpRtPartitionInfo &info = program->partitions[partition];
+  if (info.numShapeSymbols > 0 && !shapeKey)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRunPartition: partition " + std::to_string(partition) +
+                    " needs a shape key");
+  std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
+  std::string where = program->name + ": partition " +
+                      std::to_string(partition) + " shape " +
+                      describeKey(key);
+
+  ThreadContext &context = program->context();
+  gpRtStream &stream = context.stream;
+  auto runEagerly = [&](const std::string &why) -> gpRtStatus {
+    if (program->orError)
+      return fail(GP_RT_ERROR_NOT_CAPTURED,
+                  where + " would run uncaptured (" + why +
+                      ") and or-error mode is on");
+    program->count(&gpRtStats::eagerRuns);
+    log(GP_RT_LOG_CUDAGRAPHS, where + ": eager run: " + why);
+    return body(&stream, userData);
+  };
+  if (!info.capturable)
+    return runEagerly("eager partition: " + program->reasons[partition]);
+  if (!program->inCaptureSizes(key))
+    return runEagerly("shape not in the capture sizes");
+
+  PartitionState &state = context.partitions[partition];
+  KeyState &keyState = state.keys[key];
+  if (!keyState.graph) {
+    if (keyState.warmups < program->warmupRuns) {
+      ++keyState.warmups;
+      program->count(&gpRtStats::warmupRuns);
+      log(GP_RT_LOG_CUDAGRAPHS, where + ": warm-up run");
+      return body(&stream, userData);
+    }
+    auto graph = std::make_unique<Graph>();
+    stream.recording = graph.get();
+    gpRtStatus status = body(&stream, userData);
+    stream.recording = nullptr;
+    if (status != GP_RT_SUCCESS)
+      return status;
+    keyState.graph = std::move(graph);
+    ++liveGraphs;
+    program->count(&gpRtStats::captures);
+    log(GP_RT_LOG_CUDAGRAPHS, where + ": captured " +
+                                  std::to_string(
+                                      keyState.graph->launches.size()) +
+                                  " launches");
+    if (++state.recordedShapes > program->shapeWarningLimit) {
+      program->count(&gpRtStats::shapeWarnings);
+      warn(program->name + ": partition " + std::to_string(partition) +
+           " has recorded " + std::to_string(state.recordedShapes) +
+           " distinct shapes (limit " +
+           std::to_string(program->shapeWarningLimit) +
+           "): each new shape costs a capture; consider capture sizes or "
+           "static shapes");
+    }
+  }
+
+  if (!keyState.executable) {
+    // Reuse an executable of the same topology by updating it in place.
+    Executable *reusable = nullptr;
+    for (std::unique_ptr<Executable> &executable : state.executables)
+      if (executable->graph.sameTopology(*keyState.graph)) {
+        reusable = executable.get();
+        break;
+      }
+    if (reusable) {
+      auto previous = state.holder.find(reusable);
+      if (previous != state.holder.end())
+        state.keys[previous->second].executable = nullptr;
+      reusable->update(*keyState.graph);
+      program->count(&gpRtStats::updates);
+      log(GP_RT_LOG_CUDAGRAPHS, where + ": updated an executable in place");
+    } else {
+      state.executables.push_back(
+          std::make_unique<Executable>(*keyState.graph));
+      reusable = state.executables.back().get();
+      ++liveGraphs;
+      program->count(&gpRtStats::instantiations);
+      log(GP_RT_LOG_CUDAGRAPHS, where + ": instantiated");
+    }
+    state.holder[reusable] = key;
+    keyState.executable = reusable;
+  }
+  keyState.executable->launch();
+  program->count(&gpRtStats::replays);
+  log(GP_RT_LOG_CUDAGRAPHS, where + ": replayed");
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,
+                                            gpRtStats *stats) {
+  if (!program || !stats)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramGetStats: null");
+  std::lock_guard<std::mutex> lock(program->mutex);
+  *stats = program->stats;
+  stats->liveGraphs = 0;
+  stats->poolBytes = 0;
+  stats->liveStreams = program->contexts.size();
+  for (auto &[thread, context] : program->contexts) {
+    stats->poolBytes += context->arena ? context->arenaBytes : 0;
+    for (PartitionState &state : context->partitions) {
+      stats->liveGraphs += state.executables.size();
+      for (auto &[key, keyState] : state.keys)
+        stats->liveGraphs += keyState.graph ? 1 : 0;
+    }
+  }
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtGetLiveCounts(int64_t *programs, int64_t *graphs,
+                                          int64_t *streams,
+                                          int64_t *poolBytes) {
+  if (!programs || !graphs || !streams || !poolBytes)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtGetLiveCounts: null");
+  *programs = livePrograms;
+  *graphs = liveGraphs;
+  *streams = liveStreams;
+  *poolBytes = livePoolBytes;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtSetLog(int32_t mask, gpRtLogSink sink,
+                                   void *userData) {
+  LogState &state = logState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.mask = mask;
+  state.sink = sink;
+  state.userData = userData;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtRngForward(gpRtProgram *program,
+                                       int32_t generator, uint64_t *seed,
+                                       uint64_t *offset, int64_t *invocation) {
+  if (!program || !seed || !offset || !invocation)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngForward: null");
+  std::lock_guard<std::mutex> lock(program->mutex);
+  return program->rng.forward(generator, *seed, *offset, *invocation);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtRngBackward(gpRtProgram *program,
+                                        int32_t generator, int64_t invocation,
+                                        uint64_t *seed, uint64_t *offset) {
+  if (!program || !seed || !offset)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngBackward: null");
+  std::lock_guard<std::mutex> lock(program->mutex);
+  return program->rng.backward(generator, invocation, *seed, *offset);
+}
+
+} // extern "C"

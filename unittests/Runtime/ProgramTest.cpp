@@ -1,0 +1,570 @@
+//===- ProgramTest.cpp - capture, replay and policy on the host backend ---===//
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+/// Adds params[1] (an int64) to the int64 params[0] points to.
+void addKernel(void **params) {
+  int64_t *target = *static_cast<int64_t **>(params[0]);
+  *target += *static_cast<int64_t *>(params[1]);
+}
+
+/// The body of a one-kernel partition: *target += amount.
+struct AddBody {
+  int64_t *target;
+  int64_t amount;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<AddBody *>(data);
+    void *params[] = {&self->target, &self->amount};
+    int64_t sizes[] = {sizeof(int64_t *), sizeof(int64_t)};
+    return gpRtLaunchHostKernel(stream, addKernel, params, sizes, 2);
+  }
+};
+
+/// Collects log lines and warnings.
+struct LogCapture {
+  std::vector<std::string> lines;
+  static void sink(const char *line, void *data) {
+    static_cast<LogCapture *>(data)->lines.push_back(line);
+  }
+  int count(const std::string &needle) const {
+    int n = 0;
+    for (const std::string &line : lines)
+      n += line.find(needle) != std::string::npos;
+    return n;
+  }
+};
+
+class ProgramTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    for (const char *var :
+         {"GP_CUDAGRAPH_CAPTURE_SIZES", "GP_CUDAGRAPH_OR_ERROR",
+          "GP_CUDAGRAPH_SHAPE_WARNING_LIMIT"})
+      unsetenv(var);
+    gpRtSetLog(0, LogCapture::sink, &logs);
+  }
+  void TearDown() override {
+    for (gpRtProgram *program : programs)
+      EXPECT_EQ(gpRtProgramDestroy(program), GP_RT_SUCCESS);
+    gpRtSetLog(0, nullptr, nullptr);
+  }
+
+  /// A program whose partition 0 is capturable with `symbols` shape symbols
+  /// and partition 1 is eager.
+  gpRtProgram *makeProgram(int32_t symbols = 1, int64_t arena = 1024,
+                           uint64_t seed = 7, int32_t generators = 2) {
+    partitions[0] = {1, symbols, nullptr};
+    partitions[1] = {0, 0, "cpu ops, device copy"};
+    gpRtProgramInfo info{"test", 2, partitions, arena, generators, seed};
+    gpRtProgram *program = nullptr;
+    EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &program),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+    programs.push_back(program);
+    return program;
+  }
+
+  gpRtStats stats(gpRtProgram *program) {
+    gpRtStats result;
+    EXPECT_EQ(gpRtProgramGetStats(program, &result), GP_RT_SUCCESS);
+    return result;
+  }
+
+  gpRtPartitionInfo partitions[2];
+  std::vector<gpRtProgram *> programs;
+  LogCapture logs;
+};
+
+// Warm-up runs eagerly, the next run captures (recording, not running) and
+// then replays, and later runs replay.
+TEST_F(ProgramTest, WarmUpThenCaptureThenReplay) {
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 5};
+  int64_t key = 4;
+  for (int run = 0; run < 4; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+              GP_RT_SUCCESS);
+  EXPECT_EQ(total, 20); // Each of the 4 runs added once.
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.warmupRuns, 1);
+  EXPECT_EQ(s.captures, 1);
+  EXPECT_EQ(s.instantiations, 1);
+  EXPECT_EQ(s.replays, 3);
+  EXPECT_EQ(s.eagerRuns, 0);
+}
+
+// More warm-up runs delay the capture.
+TEST_F(ProgramTest, WarmupRunsAreConfigurable) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 3), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  int64_t key = 1;
+  for (int run = 0; run < 5; ++run)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).warmupRuns, 3);
+  EXPECT_EQ(stats(program).captures, 1);
+  EXPECT_EQ(total, 5);
+}
+
+// A replay uses the values recorded at capture: later changes to the
+// body's inputs do not reach it (as with a CUDA graph). Only the shape key
+// picks another graph.
+TEST_F(ProgramTest, ReplayUsesRecordedParameters) {
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 2};
+  int64_t key = 3;
+  gpRtRunPartition(program, 0, &key, AddBody::run, &body); // warm-up: +2
+  gpRtRunPartition(program, 0, &key, AddBody::run, &body); // capture: +2
+  body.amount = 100;
+  gpRtRunPartition(program, 0, &key, AddBody::run, &body); // replay: +2
+  EXPECT_EQ(total, 6);
+}
+
+// One graph per shape key; a partition without symbols has one key, so it is
+// captured once however its program's other sizes change.
+TEST_F(ProgramTest, OneCapturePerShapeKey) {
+  gpRtProgram *program = makeProgram(/*symbols=*/1);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t key : {8, 8, 16, 16, 8, 32})
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).captures, 2); // 8 and 16; 32 only warmed up.
+  EXPECT_EQ(stats(program).replays, 3);  // 8, 16 after capture; 8 again.
+  EXPECT_EQ(total, 6);
+
+  gpRtProgram *staticProgram = makeProgram(/*symbols=*/0);
+  for (int run = 0; run < 6; ++run)
+    gpRtRunPartition(staticProgram, 0, nullptr, AddBody::run, &body);
+  EXPECT_EQ(stats(staticProgram).captures, 1);
+}
+
+// Captures for keys of the same topology share one executable, updated in
+// place; switching back updates it again, and every run computes with its
+// own key's recorded values.
+TEST_F(ProgramTest, SameTopologyUpdatesInPlace) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody a{&total, 1}, b{&total, 10};
+  int64_t keyA = 1, keyB = 2;
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // capture A, +1
+  gpRtRunPartition(program, 0, &keyB, AddBody::run, &b); // capture B, +10
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // update to A, +1
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // replay A, +1
+  EXPECT_EQ(total, 13);
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, 2);
+  EXPECT_EQ(s.instantiations, 1);
+  EXPECT_EQ(s.updates, 2);
+  EXPECT_EQ(s.replays, 4);
+}
+
+/// Two kernels: a different topology from AddBody.
+gpRtStatus twoLaunches(gpRtStream *stream, void *data) {
+  if (gpRtStatus status = AddBody::run(stream, data))
+    return status;
+  return AddBody::run(stream, data);
+}
+
+TEST_F(ProgramTest, DifferentTopologyInstantiates) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  int64_t keyA = 1, keyB = 2;
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &body);
+  gpRtRunPartition(program, 0, &keyB, twoLaunches, &body);
+  EXPECT_EQ(stats(program).instantiations, 2);
+  EXPECT_EQ(stats(program).updates, 0);
+  EXPECT_EQ(total, 3);
+}
+
+// Only listed sizes are captured; the rest run eagerly, never captured.
+TEST_F(ProgramTest, CaptureSizesAllowList) {
+  gpRtProgram *program = makeProgram();
+  int64_t sizes[] = {1, 2, 4, 8};
+  ASSERT_EQ(gpRtProgramSetCaptureSizes(program, sizes, 4, 1), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t key = 1; key <= 10; ++key)
+    for (int run = 0; run < 3; ++run)
+      ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+                GP_RT_SUCCESS);
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, 4);
+  EXPECT_EQ(s.eagerRuns, 6 * 3);
+  EXPECT_EQ(total, 30);
+}
+
+// The environment gives tuples for two-symbol keys.
+TEST_F(ProgramTest, CaptureSizesFromEnvironment) {
+  setenv("GP_CUDAGRAPH_CAPTURE_SIZES", "2x3,4x5", 1);
+  gpRtProgram *program = makeProgram(/*symbols=*/2);
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t i = 2; i < 6; ++i)
+    for (int64_t j = 2; j < 6; ++j) {
+      int64_t key[] = {i, j};
+      gpRtRunPartition(program, 0, key, AddBody::run, &body);
+    }
+  EXPECT_EQ(stats(program).captures, 2);
+  EXPECT_EQ(stats(program).eagerRuns, 14);
+}
+
+TEST_F(ProgramTest, MalformedCaptureSizesAreRejected) {
+  partitions[0] = {1, 1, nullptr};
+  gpRtProgramInfo info{"bad", 1, partitions, 0, 0, 0};
+  gpRtProgram *program = nullptr;
+  for (const char *bad : {"1,x", "2x3,4", "-1"}) {
+    setenv("GP_CUDAGRAPH_CAPTURE_SIZES", bad, 1);
+    EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &program),
+              GP_RT_ERROR_INVALID_ARGUMENT)
+        << bad;
+    EXPECT_NE(std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CAPTURE_SIZES"),
+              std::string::npos);
+  }
+}
+
+// Exactly one warning when the limit is passed, then one per new shape;
+// replays of known shapes do not warn.
+TEST_F(ProgramTest, DistinctShapeWarnings) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t key = 0; key < 8; ++key)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).shapeWarnings, 0);
+  int64_t ninth = 8;
+  gpRtRunPartition(program, 0, &ninth, AddBody::run, &body);
+  EXPECT_EQ(stats(program).shapeWarnings, 1);
+  EXPECT_EQ(logs.count("has recorded 9 distinct shapes (limit 8)"), 1);
+  gpRtRunPartition(program, 0, &ninth, AddBody::run, &body); // known
+  EXPECT_EQ(stats(program).shapeWarnings, 1);
+  for (int64_t key = 9; key < 12; ++key)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).shapeWarnings, 4);
+  EXPECT_EQ(logs.count("warning:"), 4);
+}
+
+TEST_F(ProgramTest, ShapeWarningLimitFromApiAndEnvironment) {
+  setenv("GP_CUDAGRAPH_SHAPE_WARNING_LIMIT", "2", 1);
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t key = 0; key < 3; ++key)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).shapeWarnings, 1);
+  ASSERT_EQ(gpRtProgramSetShapeWarningLimit(program, 10), GP_RT_SUCCESS);
+  int64_t key = 3;
+  gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).shapeWarnings, 1);
+}
+
+// Or-error: anything that would run uncaptured fails instead, naming why;
+// warm-up and capture are fine.
+TEST_F(ProgramTest, OrErrorMode) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetOrError(program, 1), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 1, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("cpu ops, device copy"),
+            std::string::npos);
+  int64_t sizes[] = {1};
+  gpRtProgramSetCaptureSizes(program, sizes, 1, 1);
+  int64_t unlisted = 2, listed = 1;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &unlisted, AddBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("not in the capture sizes"),
+            std::string::npos);
+  for (int run = 0; run < 3; ++run)
+    EXPECT_EQ(gpRtRunPartition(program, 0, &listed, AddBody::run, &body),
+              GP_RT_SUCCESS);
+  EXPECT_EQ(total, 3);
+  EXPECT_EQ(stats(program).eagerRuns, 0);
+}
+
+TEST_F(ProgramTest, OrErrorFromEnvironment) {
+  setenv("GP_CUDAGRAPH_OR_ERROR", "1", 1);
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 1, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_EQ(total, 0);
+}
+
+/// Writes the thread's tag into its arena, through the arena pointer.
+struct ArenaBody {
+  int64_t *slot;
+  int64_t tag;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<ArenaBody *>(data);
+    void *params[] = {&self->slot, &self->tag};
+    int64_t sizes[] = {sizeof(int64_t *), sizeof(int64_t)};
+    return gpRtLaunchHostKernel(stream, addKernel, params, sizes, 2);
+  }
+};
+
+// Eight threads run and capture one program at once: each gets its own
+// arena (pool) and graphs, and none writes into another's.
+TEST_F(ProgramTest, ThreadBoundPools) {
+  gpRtProgram *program = makeProgram(1, /*arena=*/4096);
+  constexpr int kThreads = 8, kRuns = 50;
+  std::vector<void *> arenas(kThreads);
+  std::vector<int64_t> results(kThreads);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      void *arena = nullptr;
+      if (gpRtProgramArena(program, &arena) != GP_RT_SUCCESS || !arena) {
+        ++failures;
+        return;
+      }
+      arenas[t] = arena;
+      auto *slot = static_cast<int64_t *>(arena);
+      *slot = 0;
+      ArenaBody body{slot, t + 1};
+      int64_t key = 16;
+      for (int run = 0; run < kRuns; ++run)
+        if (gpRtRunPartition(program, 0, &key, ArenaBody::run, &body) !=
+            GP_RT_SUCCESS)
+          ++failures;
+      results[t] = *slot;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(results[t], (t + 1) * kRuns) << "thread " << t;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(arenas[t]) % 256, 0u);
+    for (int u = 0; u < t; ++u)
+      EXPECT_NE(arenas[t], arenas[u]);
+  }
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, kThreads);
+  EXPECT_EQ(s.liveStreams, kThreads);
+  EXPECT_EQ(s.poolBytes, kThreads * 4096);
+}
+
+/// Launches on a stream from another thread.
+gpRtStatus launchFromOtherThread(gpRtStream *stream, void *data) {
+  gpRtStatus status = GP_RT_SUCCESS;
+  std::thread other([&] { status = AddBody::run(stream, data); });
+  other.join();
+  return status;
+}
+
+TEST_F(ProgramTest, StreamsBelongToTheirThread) {
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  int64_t key = 1;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, launchFromOtherThread, &body),
+            GP_RT_ERROR_WRONG_THREAD);
+  EXPECT_EQ(total, 0);
+}
+
+/// Fails the way a body that hits an error would.
+gpRtStatus failingBody(gpRtStream *, void *) {
+  return GP_RT_ERROR_BACKEND;
+}
+
+// A failing body fails the run; a capture that fails leaves no graph, so
+// the next run captures again.
+TEST_F(ProgramTest, FailedCaptureLeavesNoGraph) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t key = 1;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, failingBody, nullptr),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_EQ(stats(program).captures, 0);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(stats(program).captures, 1);
+  EXPECT_EQ(total, 1);
+}
+
+// Releasing programs releases their graphs, executables, streams and pools.
+TEST_F(ProgramTest, ReleaseBringsLiveCountsToZero) {
+  int64_t programs0, graphs0, streams0, pool0;
+  ASSERT_EQ(gpRtGetLiveCounts(&programs0, &graphs0, &streams0, &pool0),
+            GP_RT_SUCCESS);
+  {
+    gpRtProgram *program = makeProgram(1, 2048);
+    ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+    int64_t total = 0;
+    AddBody body{&total, 1};
+    std::thread worker([&] {
+      int64_t key = 5;
+      gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+    });
+    worker.join();
+    for (int64_t key = 0; key < 3; ++key)
+      gpRtRunPartition(program, 0, &key, twoLaunches, &body);
+    int64_t programs, graphs, streams, pool;
+    gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
+    EXPECT_EQ(programs, programs0 + 1);
+    EXPECT_GT(graphs, graphs0);
+    EXPECT_EQ(streams, streams0 + 2);
+    EXPECT_EQ(pool, pool0 + 2 * 2048);
+    ASSERT_EQ(gpRtProgramDestroy(program), GP_RT_SUCCESS);
+    this->programs.pop_back();
+  }
+  int64_t programs, graphs, streams, pool;
+  gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
+  EXPECT_EQ(programs, programs0);
+  EXPECT_EQ(graphs, graphs0);
+  EXPECT_EQ(streams, streams0);
+  EXPECT_EQ(pool, pool0);
+}
+
+// Every replay of a forward draws fresh numbers; its backward draws the
+// same numbers, also when two forwards run before their backwards and the
+// backwards run in the other order (fwd0, fwd1, bwd1, bwd0).
+TEST_F(ProgramTest, RngForwardBackwardPairs) {
+  gpRtProgram *program = makeProgram();
+  auto draw = [](uint64_t seed, uint64_t offset) {
+    std::vector<float> values(16);
+    gpRtPhiloxUniform(seed, offset, values.data(), values.size());
+    return values;
+  };
+  uint64_t seed0, offset0, seed1, offset1;
+  int64_t inv0, inv1;
+  ASSERT_EQ(gpRtRngForward(program, 0, &seed0, &offset0, &inv0),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRngForward(program, 0, &seed1, &offset1, &inv1),
+            GP_RT_SUCCESS);
+  std::vector<float> fwd0 = draw(seed0, offset0), fwd1 = draw(seed1, offset1);
+  EXPECT_NE(fwd0, fwd1); // Replays draw fresh numbers.
+
+  uint64_t bseed, boffset;
+  ASSERT_EQ(gpRtRngBackward(program, 0, inv1, &bseed, &boffset),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(draw(bseed, boffset), fwd1);
+  ASSERT_EQ(gpRtRngBackward(program, 0, inv0, &bseed, &boffset),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(draw(bseed, boffset), fwd0);
+
+  // A backward without a pending forward is an error, not a guess.
+  EXPECT_EQ(gpRtRngBackward(program, 0, inv0, &bseed, &boffset),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  // Generators are independent: the other op draws other numbers.
+  uint64_t otherSeed, otherOffset;
+  int64_t otherInv;
+  ASSERT_EQ(gpRtRngForward(program, 1, &otherSeed, &otherOffset, &otherInv),
+            GP_RT_SUCCESS);
+  EXPECT_NE(draw(otherSeed, otherOffset), fwd0);
+}
+
+TEST_F(ProgramTest, RngIsReproducibleFromTheSeed) {
+  gpRtProgram *a = makeProgram(1, 0, /*seed=*/1234);
+  gpRtProgram *b = makeProgram(1, 0, /*seed=*/1234);
+  gpRtProgram *c = makeProgram(1, 0, /*seed=*/99);
+  uint64_t seedA, offsetA, seedB, offsetB, seedC, offsetC;
+  int64_t inv;
+  gpRtRngForward(a, 0, &seedA, &offsetA, &inv);
+  gpRtRngForward(b, 0, &seedB, &offsetB, &inv);
+  gpRtRngForward(c, 0, &seedC, &offsetC, &inv);
+  EXPECT_EQ(seedA, seedB);
+  EXPECT_EQ(offsetA, offsetB);
+  EXPECT_NE(seedA, seedC);
+  float x[8], y[8];
+  gpRtPhiloxUniform(seedA, offsetA, x, 8);
+  gpRtPhiloxUniform(seedB, offsetB, y, 8);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(x[i], y[i]);
+    EXPECT_GE(x[i], 0.0f);
+    EXPECT_LT(x[i], 1.0f);
+  }
+}
+
+// The load log gives the partition count and each eager partition's reasons.
+TEST_F(ProgramTest, PartitionLog) {
+  gpRtSetLog(GP_RT_LOG_PARTITIONS, LogCapture::sink, &logs);
+  makeProgram();
+  EXPECT_EQ(logs.count("test: 2 partitions: 1 capturable, 1 eager"), 1);
+  EXPECT_EQ(logs.count("partition 1 is eager: cpu ops, device copy"), 1);
+}
+
+TEST_F(ProgramTest, CudagraphLogSaysWhatHappened) {
+  gpRtSetLog(GP_RT_LOG_CUDAGRAPHS, LogCapture::sink, &logs);
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  int64_t key = 2;
+  for (int run = 0; run < 3; ++run)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  gpRtRunPartition(program, 1, nullptr, AddBody::run, &body);
+  EXPECT_EQ(logs.count("partition 0 shape [2]: warm-up run"), 1);
+  EXPECT_EQ(logs.count("partition 0 shape [2]: captured 1 launches"), 1);
+  EXPECT_EQ(logs.count("partition 0 shape [2]: instantiated"), 1);
+  EXPECT_EQ(logs.count("partition 0 shape [2]: replayed"), 2);
+  EXPECT_EQ(logs.count("partition 1 shape []: eager run: eager partition: "
+                       "cpu ops, device copy"),
+            1);
+}
+
+// C ABI misuse: codes and messages, never a crash.
+TEST_F(ProgramTest, ErrorPaths) {
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  EXPECT_EQ(gpRtRunPartition(nullptr, 0, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtRunPartition(program, 7, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("no partition 7"),
+            std::string::npos);
+  EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("needs a shape key"),
+            std::string::npos);
+  EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, nullptr, &body),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtProgramSetWarmupRuns(program, -1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtProgramSetShapeWarningLimit(program, -1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtLaunchHostKernel(nullptr, addKernel, nullptr, nullptr, 0),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtRngForward(program, 5, nullptr, nullptr, nullptr),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  uint64_t seed, offset;
+  int64_t inv;
+  EXPECT_EQ(gpRtRngForward(program, 5, &seed, &offset, &inv),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtProgramDestroy(nullptr), GP_RT_ERROR_INVALID_ARGUMENT);
+
+  gpRtProgramInfo bad{"bad", -1, nullptr, 0, 0, 0};
+  gpRtProgram *out = nullptr;
+  EXPECT_EQ(gpRtProgramCreate(&bad, GP_RT_BACKEND_HOST, 0, &out),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  gpRtProgramInfo ok{"ok", 0, nullptr, 0, 0, 0};
+  EXPECT_EQ(gpRtProgramCreate(&ok, GP_RT_BACKEND_CUDA, 0, &out),
+            GP_RT_ERROR_UNAVAILABLE);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("cuda backend"),
+            std::string::npos);
+}
+
+} // namespace
