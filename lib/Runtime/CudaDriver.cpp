@@ -7,6 +7,13 @@
 
 using namespace gp::rt;
 
+gpRtStatus CudaDriver::check(Result result, const char *what) const {
+  if (result == 0)
+    return GP_RT_SUCCESS;
+  return fail(GP_RT_ERROR_BACKEND,
+              std::string(what) + " failed: " + errorString(result));
+}
+
 std::string CudaDriver::errorString(int error) const {
   const char *message = nullptr;
   if (cuGetErrorString && cuGetErrorString(error, &message) == 0 && message)
@@ -33,7 +40,31 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
     };
     if (!load(driver.cuInit, "cuInit") ||
         !load(driver.cuDeviceGetCount, "cuDeviceGetCount") ||
-        !load(driver.cuGetErrorString, "cuGetErrorString")) {
+        !load(driver.cuGetErrorString, "cuGetErrorString") ||
+        !load(driver.cuDeviceGet, "cuDeviceGet") ||
+        !load(driver.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") ||
+        !load(driver.cuDevicePrimaryCtxRelease,
+              "cuDevicePrimaryCtxRelease_v2") ||
+        !load(driver.cuCtxSetCurrent, "cuCtxSetCurrent") ||
+        !load(driver.cuStreamCreate, "cuStreamCreate") ||
+        !load(driver.cuStreamDestroy, "cuStreamDestroy_v2") ||
+        !load(driver.cuStreamSynchronize, "cuStreamSynchronize") ||
+        !load(driver.cuStreamBeginCapture, "cuStreamBeginCapture_v2") ||
+        !load(driver.cuStreamEndCapture, "cuStreamEndCapture") ||
+        !load(driver.cuGraphInstantiateWithFlags,
+              "cuGraphInstantiateWithFlags") ||
+        !load(driver.cuGraphExecUpdate, "cuGraphExecUpdate_v2") ||
+        !load(driver.cuGraphLaunch, "cuGraphLaunch") ||
+        !load(driver.cuGraphDestroy, "cuGraphDestroy") ||
+        !load(driver.cuGraphExecDestroy, "cuGraphExecDestroy") ||
+        !load(driver.cuMemAlloc, "cuMemAlloc_v2") ||
+        !load(driver.cuMemFree, "cuMemFree_v2") ||
+        !load(driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
+        !load(driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
+        !load(driver.cuModuleLoadData, "cuModuleLoadData") ||
+        !load(driver.cuModuleUnload, "cuModuleUnload") ||
+        !load(driver.cuModuleGetFunction, "cuModuleGetFunction") ||
+        !load(driver.cuLaunchKernel, "cuLaunchKernel")) {
       status = GP_RT_ERROR_UNAVAILABLE;
       reason = "libcuda.so.1 lacks the driver entry points GraphPart needs";
       return;

@@ -82,26 +82,38 @@ bool gp::rt::logEnabled(int32_t kind) {
 }
 
 //===----------------------------------------------------------------------===//
-// Host graphs: recorded launches
+// Graphs and devices
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-struct Launch {
+/// A captured graph, before instantiation; counted while alive.
+struct Captured {
+  Captured() { ++liveGraphs; }
+  virtual ~Captured() { --liveGraphs; }
+};
+
+/// An instantiated graph, ready to launch; counted while alive.
+struct Executable {
+  Executable() { ++liveGraphs; }
+  virtual ~Executable() { --liveGraphs; }
+};
+
+/// Host backend: a graph is the list of recorded launches, with parameter
+/// values by copy.
+struct HostLaunch {
   gpRtHostKernel kernel;
   std::vector<std::vector<uint8_t>> params;
 };
 
-/// A recorded partition: its launches, with parameter values by copy.
-struct Graph {
-  std::vector<Launch> launches;
+struct HostGraph : Captured {
+  std::vector<HostLaunch> launches;
 
-  /// Same kernels in the same order with parameters of the same sizes.
-  bool sameTopology(const Graph &other) const {
+  bool sameTopology(const HostGraph &other) const {
     if (launches.size() != other.launches.size())
       return false;
     for (size_t i = 0; i < launches.size(); ++i) {
-      const Launch &a = launches[i], &b = other.launches[i];
+      const HostLaunch &a = launches[i], &b = other.launches[i];
       if (a.kernel != b.kernel || a.params.size() != b.params.size())
         return false;
       for (size_t p = 0; p < a.params.size(); ++p)
@@ -112,30 +124,175 @@ struct Graph {
   }
 };
 
-/// An instantiated graph: launches ready to run.
-struct Executable {
-  Graph graph;
+struct HostExecutable : Executable {
+  HostGraph graph;
   std::vector<std::vector<void *>> pointers;
 
-  explicit Executable(const Graph &source) { update(source); }
-
-  void update(const Graph &source) {
-    graph = source;
+  void assign(const HostGraph &source) {
+    graph.launches = source.launches;
     pointers.assign(graph.launches.size(), {});
     for (size_t i = 0; i < graph.launches.size(); ++i)
       for (std::vector<uint8_t> &param : graph.launches[i].params)
         pointers[i].push_back(param.data());
   }
+};
 
-  void launch() {
-    for (size_t i = 0; i < graph.launches.size(); ++i)
-      graph.launches[i].kernel(pointers[i].data());
+/// CUDA backend: driver graphs and executables.
+struct CudaGraph : Captured {
+  const CudaDriver *driver;
+  CudaDriver::Handle graph;
+  CudaGraph(const CudaDriver *driver, CudaDriver::Handle graph)
+      : driver(driver), graph(graph) {}
+  ~CudaGraph() override { driver->cuGraphDestroy(graph); }
+};
+
+struct CudaExecutable : Executable {
+  const CudaDriver *driver;
+  CudaDriver::Handle exec;
+  CudaExecutable(const CudaDriver *driver, CudaDriver::Handle exec)
+      : driver(driver), exec(exec) {}
+  ~CudaExecutable() override { driver->cuGraphExecDestroy(exec); }
+};
+
+} // namespace
+
+struct gpRtStream {
+  std::thread::id owner;
+  gpRtBackend backend = GP_RT_BACKEND_HOST;
+  /// Host: the graph being recorded, if capturing.
+  HostGraph *recording = nullptr;
+  /// cuda: the driver stream.
+  CudaDriver::Handle cuStream = nullptr;
+};
+
+namespace {
+
+/// What a thread context does on its device.
+class Device {
+public:
+  virtual ~Device() = default;
+  virtual gpRtStatus beginCapture(gpRtStream &stream) = 0;
+  /// Ends the capture begun on `stream`; `graph` is null if it failed.
+  virtual gpRtStatus endCapture(gpRtStream &stream,
+                                std::unique_ptr<Captured> &graph) = 0;
+  virtual gpRtStatus instantiate(Captured &graph,
+                                 std::unique_ptr<Executable> &exec) = 0;
+  /// Makes `exec` run `graph` when their topologies match.
+  virtual gpRtStatus tryUpdate(Executable &exec, Captured &graph,
+                               bool &updated) = 0;
+  virtual gpRtStatus launch(Executable &exec, gpRtStream &stream) = 0;
+  virtual gpRtStatus synchronize(gpRtStream &stream) = 0;
+};
+
+class HostDevice : public Device {
+public:
+  gpRtStatus beginCapture(gpRtStream &stream) override {
+    pending = std::make_unique<HostGraph>();
+    stream.recording = pending.get();
+    return GP_RT_SUCCESS;
   }
+  gpRtStatus endCapture(gpRtStream &stream,
+                        std::unique_ptr<Captured> &graph) override {
+    stream.recording = nullptr;
+    graph = std::move(pending);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus instantiate(Captured &graph,
+                         std::unique_ptr<Executable> &exec) override {
+    auto host = std::make_unique<HostExecutable>();
+    host->assign(static_cast<HostGraph &>(graph));
+    exec = std::move(host);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus tryUpdate(Executable &exec, Captured &graph,
+                       bool &updated) override {
+    auto &host = static_cast<HostExecutable &>(exec);
+    auto &source = static_cast<HostGraph &>(graph);
+    updated = host.graph.sameTopology(source);
+    if (updated)
+      host.assign(source);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus launch(Executable &exec, gpRtStream &) override {
+    auto &host = static_cast<HostExecutable &>(exec);
+    for (size_t i = 0; i < host.graph.launches.size(); ++i)
+      host.graph.launches[i].kernel(host.pointers[i].data());
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus synchronize(gpRtStream &) override { return GP_RT_SUCCESS; }
+
+private:
+  std::unique_ptr<HostGraph> pending;
+};
+
+class CudaDevice : public Device {
+public:
+  explicit CudaDevice(const CudaDriver *driver) : driver(driver) {}
+
+  gpRtStatus beginCapture(gpRtStream &stream) override {
+    // Thread-local mode: other threads' work is not pulled into this graph
+    // and their unsafe calls do not break it.
+    constexpr int kThreadLocalCapture = 1;
+    return driver->check(
+        driver->cuStreamBeginCapture(stream.cuStream, kThreadLocalCapture),
+        "cuStreamBeginCapture");
+  }
+  gpRtStatus endCapture(gpRtStream &stream,
+                        std::unique_ptr<Captured> &graph) override {
+    CudaDriver::Handle handle = nullptr;
+    if (gpRtStatus status = driver->check(
+            driver->cuStreamEndCapture(stream.cuStream, &handle),
+            "cuStreamEndCapture"))
+      return status;
+    graph = std::make_unique<CudaGraph>(driver, handle);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus instantiate(Captured &graph,
+                         std::unique_ptr<Executable> &exec) override {
+    CudaDriver::Handle handle = nullptr;
+    if (gpRtStatus status = driver->check(
+            driver->cuGraphInstantiateWithFlags(
+                &handle, static_cast<CudaGraph &>(graph).graph, 0),
+            "cuGraphInstantiate"))
+      return status;
+    exec = std::make_unique<CudaExecutable>(driver, handle);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus tryUpdate(Executable &exec, Captured &graph,
+                       bool &updated) override {
+    // CUgraphExecUpdateResultInfo: a result code and two node handles.
+    struct {
+      int result;
+      void *errorNode;
+      void *errorFromNode;
+    } info{};
+    constexpr int kUpdateFailure = 910; // CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
+    CudaDriver::Result result = driver->cuGraphExecUpdate(
+        static_cast<CudaExecutable &>(exec).exec,
+        static_cast<CudaGraph &>(graph).graph, &info);
+    updated = result == 0;
+    if (result == kUpdateFailure)
+      return GP_RT_SUCCESS; // Another topology: instantiate instead.
+    return driver->check(result, "cuGraphExecUpdate");
+  }
+  gpRtStatus launch(Executable &exec, gpRtStream &stream) override {
+    return driver->check(
+        driver->cuGraphLaunch(static_cast<CudaExecutable &>(exec).exec,
+                              stream.cuStream),
+        "cuGraphLaunch");
+  }
+  gpRtStatus synchronize(gpRtStream &stream) override {
+    return driver->check(driver->cuStreamSynchronize(stream.cuStream),
+                         "cuStreamSynchronize");
+  }
+
+private:
+  const CudaDriver *driver;
 };
 
 struct KeyState {
   int64_t warmups = 0;
-  std::unique_ptr<Graph> graph;
+  std::unique_ptr<Captured> graph;
   Executable *executable = nullptr;
 };
 
@@ -147,45 +304,27 @@ struct PartitionState {
   int64_t recordedShapes = 0;
 };
 
-} // namespace
-
-struct gpRtStream {
-  std::thread::id owner;
-  Graph *recording = nullptr; // Non-null while capturing.
-};
-
-namespace {
-
-/// What one thread holds of a program.
+/// What one thread holds of a program: its stream, arena and graphs.
 struct ThreadContext {
+  const CudaDriver *driver = nullptr; // cuda backend only
+  std::unique_ptr<Device> device;
+  gpRtStream stream;
   void *arena = nullptr;
   int64_t arenaBytes = 0;
-  gpRtStream stream;
   std::vector<PartitionState> partitions;
 
-  ThreadContext(int64_t bytes, size_t numPartitions)
-      : arenaBytes(bytes), partitions(numPartitions) {
-    stream.owner = std::this_thread::get_id();
-    if (bytes > 0) {
-      int64_t rounded = (bytes + 255) / 256 * 256;
-      arena = std::aligned_alloc(256, rounded);
-      arenaBytes = rounded;
-      livePoolBytes += rounded;
-    }
-    ++liveStreams;
-  }
-
   ~ThreadContext() {
-    for (PartitionState &state : partitions) {
-      for (auto &[key, keyState] : state.keys)
-        if (keyState.graph)
-          --liveGraphs;
-      liveGraphs -= state.executables.size();
-    }
-    if (arena) {
+    partitions.clear(); // Graphs before the stream and memory they use.
+    if (driver) {
+      if (arena)
+        driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(arena));
+      if (stream.cuStream)
+        driver->cuStreamDestroy(stream.cuStream);
+    } else if (arena) {
       std::free(arena);
-      livePoolBytes -= arenaBytes;
     }
+    if (arena)
+      livePoolBytes -= arenaBytes;
     --liveStreams;
   }
 };
@@ -209,6 +348,12 @@ struct gpRtProgram {
   gpRtBackend backend = GP_RT_BACKEND_HOST;
   int32_t device = 0;
 
+  // cuda backend.
+  const CudaDriver *driver = nullptr;
+  CudaDriver::Handle cuContext = nullptr;
+  int cuDevice = 0;
+  std::vector<CudaDriver::Handle> modules;
+
   // Policy.
   int32_t warmupRuns = 1;
   int32_t shapeWarningLimit = 8;
@@ -217,17 +362,64 @@ struct gpRtProgram {
   int32_t captureKeyLength = 0;
   std::vector<std::vector<int64_t>> captureSizes;
 
-  std::mutex mutex; // Guards contexts, stats and RNG.
+  std::mutex mutex; // Guards contexts, modules, stats and RNG.
   std::map<std::thread::id, std::unique_ptr<ThreadContext>> contexts;
   gpRtStats stats{};
   RngState rng;
 
-  ThreadContext &context() {
+  ~gpRtProgram() {
+    if (driver)
+      driver->cuCtxSetCurrent(cuContext);
+    contexts.clear();
+    if (driver) {
+      for (CudaDriver::Handle module : modules)
+        driver->cuModuleUnload(module);
+      driver->cuDevicePrimaryCtxRelease(cuDevice);
+    }
+  }
+
+  /// The calling thread's context, made on first use.
+  gpRtStatus context(ThreadContext *&result) {
+    if (driver)
+      if (gpRtStatus status = driver->check(driver->cuCtxSetCurrent(cuContext),
+                                            "cuCtxSetCurrent"))
+        return status;
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = contexts[std::this_thread::get_id()];
-    if (!slot)
-      slot = std::make_unique<ThreadContext>(arenaBytes, partitions.size());
-    return *slot;
+    if (!slot) {
+      auto made = std::make_unique<ThreadContext>();
+      ++liveStreams;
+      made->partitions.resize(partitions.size());
+      made->stream.owner = std::this_thread::get_id();
+      made->stream.backend = backend;
+      int64_t rounded = (arenaBytes + 255) / 256 * 256;
+      if (driver) {
+        made->driver = driver;
+        made->device = std::make_unique<CudaDevice>(driver);
+        if (gpRtStatus status = driver->check(
+                driver->cuStreamCreate(&made->stream.cuStream, 0),
+                "cuStreamCreate"))
+          return status;
+        if (rounded > 0) {
+          CudaDriver::DevicePtr pointer = 0;
+          if (gpRtStatus status = driver->check(
+                  driver->cuMemAlloc(&pointer, rounded), "cuMemAlloc"))
+            return status;
+          made->arena = reinterpret_cast<void *>(pointer);
+        }
+      } else {
+        made->device = std::make_unique<HostDevice>();
+        if (rounded > 0)
+          made->arena = std::aligned_alloc(256, rounded);
+      }
+      if (made->arena) {
+        made->arenaBytes = rounded;
+        livePoolBytes += rounded;
+      }
+      slot = std::move(made);
+    }
+    result = slot.get();
+    return GP_RT_SUCCESS;
   }
 
   void count(int64_t gpRtStats::*field, int64_t by = 1) {
@@ -294,12 +486,10 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
       info->numGenerators < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: missing or negative program description");
-  if (backend != GP_RT_BACKEND_HOST)
-    return fail(GP_RT_ERROR_UNAVAILABLE,
-                std::string("gpRtProgramCreate: the ") +
-                    (gpRtBackendName(backend) ? gpRtBackendName(backend)
-                                              : "unknown") +
-                    " backend cannot run programs in this version");
+  if (backend != GP_RT_BACKEND_HOST && backend != GP_RT_BACKEND_CUDA)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramCreate: unknown backend " +
+                    std::to_string(backend));
   for (int32_t i = 0; i < info->numPartitions; ++i)
     if (info->partitions[i].numShapeSymbols < 0)
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -316,6 +506,29 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
   result->backend = backend;
   result->device = device;
   result->rng.init(info->seed, info->numGenerators);
+  if (backend == GP_RT_BACKEND_CUDA) {
+    const CudaDriver *driver = nullptr;
+    if (gpRtStatus status = CudaDriver::get(driver))
+      return status;
+    int count = 0;
+    if (gpRtStatus status =
+            driver->check(driver->cuDeviceGetCount(&count), "cuDeviceGetCount"))
+      return status;
+    if (device < 0 || device >= count)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtProgramCreate: no cuda device " +
+                      std::to_string(device) + " (the driver reports " +
+                      std::to_string(count) + ")");
+    if (gpRtStatus status = driver->check(
+            driver->cuDeviceGet(&result->cuDevice, device), "cuDeviceGet"))
+      return status;
+    if (gpRtStatus status = driver->check(
+            driver->cuDevicePrimaryCtxRetain(&result->cuContext,
+                                             result->cuDevice),
+            "cuDevicePrimaryCtxRetain"))
+      return status;
+    result->driver = driver;
+  }
 
   if (const char *env = std::getenv("GP_CUDAGRAPH_CAPTURE_SIZES"); env && *env) {
     if (gpRtStatus status = parseCaptureSizes(env, result->captureSizes,
@@ -419,8 +632,120 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
 GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
   if (!program || !base)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramArena: null");
-  *base = program->context().arena;
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  *base = context->arena;
   return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramSynchronize: null");
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  return context->device->synchronize(context->stream);
+}
+
+/// Copies between host and program memory, in either direction.
+static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
+                              const void *src, int64_t bytes, bool toProgram,
+                              const char *what) {
+  if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": null pointer or negative size");
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  if (!program->driver) {
+    std::memcpy(dst, src, bytes);
+    return GP_RT_SUCCESS;
+  }
+  // Queued work on this thread's stream comes first.
+  if (gpRtStatus status = context->device->synchronize(context->stream))
+    return status;
+  const CudaDriver *driver = program->driver;
+  if (toProgram)
+    return driver->check(
+        driver->cuMemcpyHtoD(reinterpret_cast<CudaDriver::DevicePtr>(dst),
+                             src, bytes),
+        "cuMemcpyHtoD");
+  return driver->check(
+      driver->cuMemcpyDtoH(
+          dst, reinterpret_cast<CudaDriver::DevicePtr>(const_cast<void *>(src)),
+          bytes),
+      "cuMemcpyDtoH");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,
+                                          const void *src, int64_t bytes) {
+  return copyProgram(program, dst, src, bytes, true, "gpRtCopyToProgram");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCopyFromProgram(gpRtProgram *program, void *dst,
+                                            const void *src, int64_t bytes) {
+  return copyProgram(program, dst, src, bytes, false, "gpRtCopyFromProgram");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCudaLoadModule(gpRtProgram *program,
+                                           const void *image, void **module) {
+  if (!program || !image || !module)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaLoadModule: null");
+  if (!program->driver)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCudaLoadModule: the program runs on the host backend");
+  const CudaDriver *driver = program->driver;
+  if (gpRtStatus status = driver->check(
+          driver->cuCtxSetCurrent(program->cuContext), "cuCtxSetCurrent"))
+    return status;
+  CudaDriver::Handle handle = nullptr;
+  if (gpRtStatus status = driver->check(
+          driver->cuModuleLoadData(&handle, image), "cuModuleLoadData"))
+    return status;
+  std::lock_guard<std::mutex> lock(program->mutex);
+  program->modules.push_back(handle);
+  *module = handle;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program,
+                                            void *module, const char *name,
+                                            void **function) {
+  if (!program || !module || !name || !function)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaGetFunction: null");
+  if (!program->driver)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCudaGetFunction: the program runs on the host backend");
+  return program->driver->check(
+      program->driver->cuModuleGetFunction(function, module, name),
+      (std::string("cuModuleGetFunction(") + name + ")").c_str());
+}
+
+GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream,
+                                             void *function,
+                                             const uint32_t grid[3],
+                                             const uint32_t block[3],
+                                             uint32_t sharedBytes,
+                                             void **params) {
+  if (!stream || !function || !grid || !block)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtLaunchCudaKernel: null stream, function or dimensions");
+  if (stream->owner != std::this_thread::get_id())
+    return fail(GP_RT_ERROR_WRONG_THREAD,
+                "gpRtLaunchCudaKernel: the stream belongs to another thread");
+  if (stream->backend != GP_RT_BACKEND_CUDA)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtLaunchCudaKernel: the stream belongs to a host program");
+  const CudaDriver *driver = nullptr;
+  if (gpRtStatus status = CudaDriver::get(driver))
+    return status;
+  return driver->check(driver->cuLaunchKernel(function, grid[0], grid[1],
+                                              grid[2], block[0], block[1],
+                                              block[2], sharedBytes,
+                                              stream->cuStream, params,
+                                              nullptr),
+                       "cuLaunchKernel");
 }
 
 GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
@@ -435,11 +760,14 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
   if (stream->owner != std::this_thread::get_id())
     return fail(GP_RT_ERROR_WRONG_THREAD,
                 "gpRtLaunchHostKernel: the stream belongs to another thread");
+  if (stream->backend != GP_RT_BACKEND_HOST)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtLaunchHostKernel: host kernels run on host programs");
   if (!stream->recording) {
     kernel(params);
     return GP_RT_SUCCESS;
   }
-  Launch launch{kernel, {}};
+  HostLaunch launch{kernel, {}};
   for (int32_t i = 0; i < numParams; ++i) {
     if (paramSizes[i] < 0 || (paramSizes[i] > 0 && !params[i]))
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -475,8 +803,11 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
                       std::to_string(partition) + " shape " +
                       describeKey(key);
 
-  ThreadContext &context = program->context();
-  gpRtStream &stream = context.stream;
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  gpRtStream &stream = context->stream;
+  Device &device = *context->device;
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {
     if (program->orError)
       return fail(GP_RT_ERROR_NOT_CAPTURED,
@@ -491,7 +822,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
   if (!program->inCaptureSizes(key))
     return runEagerly("shape not in the capture sizes");
 
-  PartitionState &state = context.partitions[partition];
+  PartitionState &state = context->partitions[partition];
   KeyState &keyState = state.keys[key];
   if (!keyState.graph) {
     if (keyState.warmups < program->warmupRuns) {
@@ -500,19 +831,18 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
       log(GP_RT_LOG_CUDAGRAPHS, where + ": warm-up run");
       return body(&stream, userData);
     }
-    auto graph = std::make_unique<Graph>();
-    stream.recording = graph.get();
-    gpRtStatus status = body(&stream, userData);
-    stream.recording = nullptr;
-    if (status != GP_RT_SUCCESS)
+    if (gpRtStatus status = device.beginCapture(stream))
       return status;
+    gpRtStatus bodyStatus = body(&stream, userData);
+    std::unique_ptr<Captured> graph;
+    gpRtStatus endStatus = device.endCapture(stream, graph);
+    if (bodyStatus != GP_RT_SUCCESS)
+      return bodyStatus; // The failed capture's graph is dropped.
+    if (endStatus != GP_RT_SUCCESS)
+      return endStatus;
     keyState.graph = std::move(graph);
-    ++liveGraphs;
     program->count(&gpRtStats::captures);
-    log(GP_RT_LOG_CUDAGRAPHS, where + ": captured " +
-                                  std::to_string(
-                                      keyState.graph->launches.size()) +
-                                  " launches");
+    log(GP_RT_LOG_CUDAGRAPHS, where + ": captured");
     if (++state.recordedShapes > program->shapeWarningLimit) {
       program->count(&gpRtStats::shapeWarnings);
       warn(program->name + ": partition " + std::to_string(partition) +
@@ -525,32 +855,38 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
   }
 
   if (!keyState.executable) {
-    // Reuse an executable of the same topology by updating it in place.
-    Executable *reusable = nullptr;
-    for (std::unique_ptr<Executable> &executable : state.executables)
-      if (executable->graph.sameTopology(*keyState.graph)) {
-        reusable = executable.get();
+    // Update an executable of the same topology in place, if there is one.
+    Executable *chosen = nullptr;
+    for (std::unique_ptr<Executable> &executable : state.executables) {
+      bool updated = false;
+      if (gpRtStatus status =
+              device.tryUpdate(*executable, *keyState.graph, updated))
+        return status;
+      if (updated) {
+        chosen = executable.get();
         break;
       }
-    if (reusable) {
-      auto previous = state.holder.find(reusable);
+    }
+    if (chosen) {
+      auto previous = state.holder.find(chosen);
       if (previous != state.holder.end())
         state.keys[previous->second].executable = nullptr;
-      reusable->update(*keyState.graph);
       program->count(&gpRtStats::updates);
       log(GP_RT_LOG_CUDAGRAPHS, where + ": updated an executable in place");
     } else {
-      state.executables.push_back(
-          std::make_unique<Executable>(*keyState.graph));
-      reusable = state.executables.back().get();
-      ++liveGraphs;
+      std::unique_ptr<Executable> made;
+      if (gpRtStatus status = device.instantiate(*keyState.graph, made))
+        return status;
+      chosen = made.get();
+      state.executables.push_back(std::move(made));
       program->count(&gpRtStats::instantiations);
       log(GP_RT_LOG_CUDAGRAPHS, where + ": instantiated");
     }
-    state.holder[reusable] = key;
-    keyState.executable = reusable;
+    state.holder[chosen] = key;
+    keyState.executable = chosen;
   }
-  keyState.executable->launch();
+  if (gpRtStatus status = device.launch(*keyState.executable, stream))
+    return status;
   program->count(&gpRtStats::replays);
   log(GP_RT_LOG_CUDAGRAPHS, where + ": replayed");
   return GP_RT_SUCCESS;

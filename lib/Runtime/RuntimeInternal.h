@@ -44,17 +44,52 @@ private:
   int64_t nextInvocation = 0;
 };
 
-/// The CUDA driver, loaded on first use.
+/// The CUDA driver, loaded on first use. Handles are opaque pointers and
+/// results plain ints, so the runtime builds without the CUDA toolkit.
 struct CudaDriver {
+  using Result = int;
+  using Handle = void *;
+  using DevicePtr = unsigned long long;
+
   /// Loads libcuda and initialises it; fails with the reason otherwise.
   static gpRtStatus get(const CudaDriver *&driver);
 
-  int (*cuInit)(unsigned flags) = nullptr;
-  int (*cuDeviceGetCount)(int *count) = nullptr;
-  int (*cuGetErrorString)(int error, const char **message) = nullptr;
+  Result (*cuInit)(unsigned flags) = nullptr;
+  Result (*cuDeviceGetCount)(int *count) = nullptr;
+  Result (*cuGetErrorString)(Result error, const char **message) = nullptr;
+  Result (*cuDeviceGet)(int *device, int ordinal) = nullptr;
+  Result (*cuDevicePrimaryCtxRetain)(Handle *context, int device) = nullptr;
+  Result (*cuDevicePrimaryCtxRelease)(int device) = nullptr;
+  Result (*cuCtxSetCurrent)(Handle context) = nullptr;
+  Result (*cuStreamCreate)(Handle *stream, unsigned flags) = nullptr;
+  Result (*cuStreamDestroy)(Handle stream) = nullptr;
+  Result (*cuStreamSynchronize)(Handle stream) = nullptr;
+  Result (*cuStreamBeginCapture)(Handle stream, int mode) = nullptr;
+  Result (*cuStreamEndCapture)(Handle stream, Handle *graph) = nullptr;
+  Result (*cuGraphInstantiateWithFlags)(Handle *exec, Handle graph,
+                                        unsigned long long flags) = nullptr;
+  Result (*cuGraphExecUpdate)(Handle exec, Handle graph,
+                              void *resultInfo) = nullptr;
+  Result (*cuGraphLaunch)(Handle exec, Handle stream) = nullptr;
+  Result (*cuGraphDestroy)(Handle graph) = nullptr;
+  Result (*cuGraphExecDestroy)(Handle exec) = nullptr;
+  Result (*cuMemAlloc)(DevicePtr *pointer, size_t bytes) = nullptr;
+  Result (*cuMemFree)(DevicePtr pointer) = nullptr;
+  Result (*cuMemcpyHtoD)(DevicePtr dst, const void *src, size_t bytes) = nullptr;
+  Result (*cuMemcpyDtoH)(void *dst, DevicePtr src, size_t bytes) = nullptr;
+  Result (*cuModuleLoadData)(Handle *module, const void *image) = nullptr;
+  Result (*cuModuleUnload)(Handle module) = nullptr;
+  Result (*cuModuleGetFunction)(Handle *function, Handle module,
+                                const char *name) = nullptr;
+  Result (*cuLaunchKernel)(Handle function, unsigned gx, unsigned gy,
+                           unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                           unsigned sharedBytes, Handle stream, void **params,
+                           void **extra) = nullptr;
 
   /// A readable message for a CUDA driver error code.
-  std::string errorString(int error) const;
+  std::string errorString(Result error) const;
+  /// Fails with GP_RT_ERROR_BACKEND naming `what` when `result` is an error.
+  gpRtStatus check(Result result, const char *what) const;
 };
 
 } // namespace gp::rt

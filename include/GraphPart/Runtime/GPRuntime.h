@@ -150,8 +150,33 @@ gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
 
 /* The calling thread's arena of the program (arenaBytes, 256-byte
  * aligned): planned buffers live at fixed offsets in it, so captured graphs
- * see the same addresses on every replay. */
+ * see the same addresses on every replay. On the cuda backend it is device
+ * memory. */
 gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base);
+
+/* Waits for the work the calling thread queued on the program. */
+gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
+
+/* Copies between host memory and the program's memory (device memory on
+ * the cuda backend), waiting for the copy. */
+gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,
+                             const void *src, int64_t bytes);
+gpRtStatus gpRtCopyFromProgram(gpRtProgram *program, void *dst,
+                               const void *src, int64_t bytes);
+
+/* cuda backend: loads a module image (cubin or PTX, NUL-terminated for
+ * PTX) into the program; modules are unloaded with the program. */
+gpRtStatus gpRtCudaLoadModule(gpRtProgram *program, const void *image,
+                              void **module);
+gpRtStatus gpRtCudaGetFunction(gpRtProgram *program, void *module,
+                               const char *name, void **function);
+
+/* cuda backend: launches `function` on `stream` (recorded while
+ * capturing). params[i] points to the i-th kernel parameter. */
+gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
+                                const uint32_t grid[3],
+                                const uint32_t block[3],
+                                uint32_t sharedBytes, void **params);
 
 /*===------------------------------------------------------------------===*\
 |* Graph-safe RNG                                                         *|

@@ -1,0 +1,243 @@
+//===- CudaProgramTest.cpp - capture and replay on a real GPU -------------===//
+//
+// The same policies as ProgramTest, on the cuda backend: stream capture,
+// graph instantiation, in-place update with cuGraphExecUpdate, replay.
+// Skipped where no CUDA device is usable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// *p += v, one thread. PTX is JIT-compiled by the driver for the device.
+const char *kAddPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry add_i64(.param .u64 p, .param .u64 v)
+{
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u64 %rd2, [v];
+  cvta.to.global.u64 %rd3, %rd1;
+  ld.global.u64 %rd4, [%rd3];
+  add.s64 %rd4, %rd4, %rd2;
+  st.global.u64 [%rd3], %rd4;
+  ret;
+}
+)";
+
+class CudaProgramTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (gpRtBackendAvailable(GP_RT_BACKEND_CUDA) != GP_RT_SUCCESS)
+      GTEST_SKIP() << "no usable CUDA device: " << gpRtGetLastError();
+    partitions[0] = {1, 1, nullptr};
+    partitions[1] = {0, 0, "cpu ops"};
+    gpRtProgramInfo info{"gpu", 2, partitions, 4096, 1, 3};
+    ASSERT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_CUDA, 0, &program),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+    void *module = nullptr;
+    ASSERT_EQ(gpRtCudaLoadModule(program, kAddPtx, &module), GP_RT_SUCCESS)
+        << gpRtGetLastError();
+    ASSERT_EQ(gpRtCudaGetFunction(program, module, "add_i64", &add),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  }
+  void TearDown() override {
+    if (program)
+      EXPECT_EQ(gpRtProgramDestroy(program), GP_RT_SUCCESS);
+  }
+
+  struct AddBody {
+    void *function;
+    void *target; // device pointer
+    int64_t amount;
+    int launches;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<AddBody *>(data);
+      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+      void *params[] = {&self->target, &self->amount};
+      for (int i = 0; i < self->launches; ++i)
+        if (gpRtStatus status = gpRtLaunchCudaKernel(stream, self->function,
+                                                     grid, block, 0, params))
+          return status;
+      return GP_RT_SUCCESS;
+    }
+  };
+
+  int64_t readSlot(void *slot) {
+    int64_t value = -1;
+    EXPECT_EQ(gpRtCopyFromProgram(program, &value, slot, sizeof(value)),
+              GP_RT_SUCCESS);
+    return value;
+  }
+  void zeroSlot(void *slot) {
+    int64_t zero = 0;
+    ASSERT_EQ(gpRtCopyToProgram(program, slot, &zero, sizeof(zero)),
+              GP_RT_SUCCESS);
+  }
+  gpRtStats stats() {
+    gpRtStats s;
+    EXPECT_EQ(gpRtProgramGetStats(program, &s), GP_RT_SUCCESS);
+    return s;
+  }
+
+  gpRtPartitionInfo partitions[2];
+  gpRtProgram *program = nullptr;
+  void *add = nullptr;
+};
+
+TEST_F(CudaProgramTest, WarmUpCaptureReplayOnTheGpu) {
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  zeroSlot(arena);
+  AddBody body{add, arena, 3, 4};
+  int64_t key = 8;
+  for (int run = 0; run < 5; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(arena), 5 * 4 * 3);
+  gpRtStats s = stats();
+  EXPECT_EQ(s.warmupRuns, 1);
+  EXPECT_EQ(s.captures, 1);
+  EXPECT_EQ(s.instantiations, 1);
+  EXPECT_EQ(s.replays, 4);
+}
+
+// Two shape keys with the same topology share one executable, updated in
+// place by cuGraphExecUpdate; each key computes with its own values.
+TEST_F(CudaProgramTest, InPlaceUpdate) {
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  zeroSlot(arena);
+  AddBody a{add, arena, 1, 2}, b{add, arena, 100, 2};
+  int64_t keyA = 1, keyB = 2;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyB, AddBody::run, &b),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(arena), 2 + 200 + 2);
+  gpRtStats s = stats();
+  EXPECT_EQ(s.instantiations, 1);
+  EXPECT_EQ(s.updates, 2);
+  EXPECT_EQ(s.replays, 3);
+  // Another topology (3 launches) needs its own executable.
+  AddBody c{add, arena, 1, 3};
+  int64_t keyC = 3;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyC, AddBody::run, &c),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(stats().instantiations, 2);
+}
+
+// Eight threads capture and replay one program at once, each on its own
+// stream with its own device arena.
+TEST_F(CudaProgramTest, ThreadBoundPools) {
+  constexpr int kThreads = 8, kRuns = 20;
+  std::vector<void *> arenas(kThreads);
+  std::vector<int64_t> results(kThreads, -1);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      void *arena = nullptr;
+      if (gpRtProgramArena(program, &arena) != GP_RT_SUCCESS) {
+        ++failures;
+        return;
+      }
+      arenas[t] = arena;
+      int64_t zero = 0;
+      gpRtCopyToProgram(program, arena, &zero, sizeof(zero));
+      AddBody body{add, arena, t + 1, 1};
+      int64_t key = 4;
+      for (int run = 0; run < kRuns; ++run)
+        if (gpRtRunPartition(program, 0, &key, AddBody::run, &body) !=
+            GP_RT_SUCCESS)
+          ++failures;
+      gpRtProgramSynchronize(program);
+      gpRtCopyFromProgram(program, &results[t], arena, sizeof(int64_t));
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures, 0) << gpRtGetLastError();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(results[t], (t + 1) * kRuns) << "thread " << t;
+    for (int u = 0; u < t; ++u)
+      EXPECT_NE(arenas[t], arenas[u]);
+  }
+  EXPECT_EQ(stats().captures, kThreads);
+}
+
+// Destroying the program releases graphs, executables, streams and memory.
+TEST_F(CudaProgramTest, ReleaseBringsLiveCountsToZero) {
+  int64_t programs0, graphs0, streams0, pool0;
+  gpRtProgramDestroy(program);
+  program = nullptr;
+  ASSERT_EQ(gpRtGetLiveCounts(&programs0, &graphs0, &streams0, &pool0),
+            GP_RT_SUCCESS);
+  gpRtProgramInfo info{"gpu", 2, partitions, 4096, 1, 3};
+  ASSERT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_CUDA, 0, &program),
+            GP_RT_SUCCESS);
+  void *module = nullptr, *function = nullptr;
+  ASSERT_EQ(gpRtCudaLoadModule(program, kAddPtx, &module), GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtCudaGetFunction(program, module, "add_i64", &function),
+            GP_RT_SUCCESS);
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  AddBody body{function, arena, 1, 1};
+  for (int64_t key = 0; key < 4; ++key)
+    for (int run = 0; run < 2; ++run)
+      ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+                GP_RT_SUCCESS);
+  int64_t programs, graphs, streams, pool;
+  gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
+  EXPECT_GT(graphs, graphs0);
+  EXPECT_EQ(pool, pool0 + 4096);
+  ASSERT_EQ(gpRtProgramDestroy(program), GP_RT_SUCCESS);
+  program = nullptr;
+  gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
+  EXPECT_EQ(programs, programs0);
+  EXPECT_EQ(graphs, graphs0);
+  EXPECT_EQ(streams, streams0);
+  EXPECT_EQ(pool, pool0);
+}
+
+// CUDA errors come back as codes with messages; the process goes on.
+TEST_F(CudaProgramTest, DriverErrorsAreReported) {
+  void *module = nullptr;
+  EXPECT_EQ(gpRtCudaLoadModule(program, "not ptx", &module),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("cuModuleLoadData failed"),
+            std::string::npos);
+  void *function = nullptr;
+  void *good = nullptr;
+  ASSERT_EQ(gpRtCudaLoadModule(program, kAddPtx, &good), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtCudaGetFunction(program, good, "missing", &function),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("missing"),
+            std::string::npos);
+  // Or-error still applies on the GPU.
+  ASSERT_EQ(gpRtProgramSetOrError(program, 1), GP_RT_SUCCESS);
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  AddBody body{add, arena, 1, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 1, nullptr, AddBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+}
+
+} // namespace
