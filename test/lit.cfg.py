@@ -27,6 +27,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gp_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gp-opt", "gp-run"], tool_dirs)
+# Upstream's mlir-opt, for loading GraphPart as a plugin.
+llvm_config.add_tool_substitutions(["mlir-opt"], [config.llvm_tools_dir])
+config.substitutions.append(
+    ("%gp_plugin", os.path.join(config.gp_obj_root, "lib", "GraphPartPlugin.so")))
 
 # The runtime's GoogleTest binary, when GoogleTest was found at configure time.
 runtime_tests = os.path.join(config.gp_unittests_dir, "GPRuntimeTests")
