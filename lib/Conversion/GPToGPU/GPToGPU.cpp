@@ -1,0 +1,220 @@
+//===- GPToGPU.cpp - outline cuda kernels into the GPU dialect ------------===//
+//
+// Each cuda gp.kernel is lowered on its own: its body is cloned into a
+// scratch module as a function over plain (memory-space-free) memrefs, the
+// upstream chain maps its parallel loops to GPU blocks and threads, leftover
+// device work is wrapped in single-thread launches, and the launches are
+// outlined. The outlined kernels move into the one `gpu.module @gp_kernels`
+// and the function's host side (launch configuration and gpu.launch_func)
+// replaces the gp.kernel where it stood.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphPart/Conversion/Passes.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::gp {
+#define GEN_PASS_DEF_CONVERTGPTOGPUPASS
+#include "GraphPart/Conversion/Passes.h.inc"
+} // namespace mlir::gp
+
+using namespace mlir;
+using namespace mlir::gp;
+
+static constexpr llvm::StringLiteral kKernelModuleName = "gp_kernels";
+
+/// `type` without its memory space, if it is a memref.
+static Type stripMemorySpace(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.getMemorySpace())
+    return type;
+  return MemRefType::get(memref.getShape(), memref.getElementType(),
+                         memref.getLayout());
+}
+
+namespace {
+struct ConvertGPToGPUPass
+    : public mlir::gp::impl::ConvertGPToGPUPassBase<ConvertGPToGPUPass> {
+  using ConvertGPToGPUPassBase::ConvertGPToGPUPassBase;
+
+  void runOnOperation() override;
+  LogicalResult lowerKernel(KernelOp kernel, gpu::GPUModuleOp kernels);
+};
+} // namespace
+
+/// Runs the kernel body's device work inside single-thread launches where
+/// the loop mapping left it on the host side.
+static LogicalResult wrapLeftoverWork(func::FuncOp func) {
+  OpBuilder builder(func.getContext());
+  for (Operation &op :
+       llvm::make_early_inc_range(func.getBody().front().without_terminator())) {
+    if (isa<gpu::LaunchOp>(op) ||
+        (isPure(&op) && op.getNumRegions() == 0))
+      continue;
+    for (Value result : op.getResults())
+      if (!result.use_empty())
+        return op.emitOpError("in a gp.kernel body makes a value that later "
+                              "host-side code uses; it cannot run on the GPU");
+    builder.setInsertionPoint(&op);
+    Value one = arith::ConstantIndexOp::create(builder, op.getLoc(), 1);
+    auto launch = gpu::LaunchOp::create(builder, op.getLoc(), one, one, one,
+                                        one, one, one);
+    Block &body = launch.getBody().front();
+    if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
+      builder.setInsertionPointToEnd(&body);
+      gpu::TerminatorOp::create(builder, op.getLoc());
+    }
+    op.moveBefore(&body.back());
+  }
+  return success();
+}
+
+LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
+                                              gpu::GPUModuleOp kernels) {
+  MLIRContext *context = &getContext();
+  Location loc = kernel.getLoc();
+  Block &body = kernel.getBody().front();
+
+  // 1. The body as a function over plain memrefs, in a scratch module.
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  OpBuilder builder(context);
+  builder.setInsertionPointToEnd(scratch->getBody());
+  SmallVector<Type> argTypes;
+  for (Type type : body.getArgumentTypes())
+    argTypes.push_back(stripMemorySpace(type));
+  auto func = func::FuncOp::create(builder, loc, kernel.getKernelName(),
+                                   builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(body.getArguments(), entry->getArguments());
+  builder.setInsertionPointToEnd(entry);
+  for (Operation &op : body.without_terminator())
+    builder.clone(op, mapping);
+  func::ReturnOp::create(builder, loc);
+  func.walk([](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(stripMemorySpace(arg.getType()));
+    for (Value result : op->getResults())
+      result.setType(stripMemorySpace(result.getType()));
+  });
+
+  // 2. Parallel loops, collapsed to one dimension (so that any rank fills
+  //    whole blocks), tiled and mapped to blocks and threads.
+  PassManager toLoops(context);
+  toLoops.nest<func::FuncOp>().addPass(createConvertLinalgToParallelLoopsPass());
+  if (failed(toLoops.run(*scratch)))
+    return kernel.emitOpError("body could not be turned into loops");
+  IRRewriter rewriter(context);
+  for (auto loop : llvm::make_early_inc_range(
+           func.getBody().front().getOps<scf::ParallelOp>())) {
+    unsigned rank = loop.getNumLoops();
+    if (rank < 2)
+      continue;
+    std::vector<unsigned> all(rank);
+    for (unsigned dim = 0; dim < rank; ++dim)
+      all[dim] = dim;
+    rewriter.setInsertionPoint(loop);
+    collapseParallelLoops(rewriter, loop, {all});
+  }
+  PassManager mapPipeline(context);
+  OpPassManager &funcPipeline = mapPipeline.nest<func::FuncOp>();
+  funcPipeline.addPass(createCanonicalizerPass());
+  // Fixed-size tiles with a bounds check inside: every block has
+  // blockSize threads whatever the trip count.
+  funcPipeline.addPass(createParallelLoopTilingPass({blockSize},
+                                                   /*noMinMaxBounds=*/true));
+  funcPipeline.addPass(createGpuMapParallelLoopsPass());
+  funcPipeline.addPass(createConvertParallelLoopToGpuPass());
+  funcPipeline.addPass(createCanonicalizerPass());
+  if (failed(mapPipeline.run(*scratch)))
+    return kernel.emitOpError("body could not be mapped to GPU threads");
+  if (failed(wrapLeftoverWork(func)))
+    return failure();
+
+  // 3. Outline the launches into kernels.
+  PassManager outline(context);
+  outline.addPass(createGpuKernelOutliningPass());
+  if (failed(outline.run(*scratch)))
+    return kernel.emitOpError("could not outline the GPU kernels");
+
+  // 4. Move the kernels into @gp_kernels under unique names.
+  SymbolTable kernelSymbols(kernels);
+  llvm::DenseMap<Attribute, SymbolRefAttr> renamed;
+  for (auto module :
+       llvm::make_early_inc_range(scratch->getOps<gpu::GPUModuleOp>())) {
+    for (auto gpuFunc :
+         llvm::make_early_inc_range(module.getOps<gpu::GPUFuncOp>())) {
+      SymbolRefAttr oldRef = SymbolRefAttr::get(
+          module.getNameAttr(),
+          {FlatSymbolRefAttr::get(gpuFunc.getNameAttr())});
+      gpuFunc->remove();
+      gpuFunc.setName(kernel.getKernelName());
+      StringAttr name = kernelSymbols.insert(gpuFunc);
+      renamed[oldRef] = SymbolRefAttr::get(
+          StringAttr::get(context, kKernelModuleName),
+          {FlatSymbolRefAttr::get(name)});
+    }
+    module.erase();
+  }
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    if (SymbolRefAttr target = renamed.lookup(launch.getKernel()))
+      launch.setKernelAttr(target);
+  });
+
+  // 5. The host side replaces the gp.kernel: buffers go in as plain device
+  //    pointers.
+  builder.setInsertionPoint(kernel);
+  IRMapping host;
+  for (auto [arg, operand] :
+       llvm::zip(func.getArguments(), kernel->getOperands())) {
+    Value value = operand;
+    if (value.getType() != arg.getType())
+      value = memref::MemorySpaceCastOp::create(builder, loc, arg.getType(),
+                                                value);
+    host.map(arg, value);
+  }
+  for (Operation &op : func.getBody().front().without_terminator())
+    builder.clone(op, host);
+  kernel.erase();
+  return success();
+}
+
+void ConvertGPToGPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (blockSize <= 0) {
+    module.emitError() << "convert-gp-to-gpu: block-size must be positive, got "
+                       << blockSize;
+    return signalPassFailure();
+  }
+  SmallVector<KernelOp> kernels;
+  module.walk([&](KernelOp kernel) {
+    if (DeviceAttr device = kernel.getDevice(); device && device.isCuda())
+      kernels.push_back(kernel);
+  });
+  if (kernels.empty())
+    return;
+
+  auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  if (!gpuModule) {
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(),
+                                         kKernelModuleName);
+  }
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(&getContext()));
+  for (KernelOp kernel : kernels)
+    if (failed(lowerKernel(kernel, gpuModule)))
+      return signalPassFailure();
+}
