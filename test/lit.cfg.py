@@ -38,6 +38,15 @@ if os.path.exists(runtime_tests):
     config.available_features.add("gtest")
     config.substitutions.append(("%gp_runtime_tests", runtime_tests))
 
+# Compiling kernels to cubin needs ptxas from the CUDA toolkit.
+_ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+_libdevice = os.path.join(os.path.dirname(os.path.dirname(_ptxas)),
+                          "nvvm", "libdevice", "libdevice.10.bc")
+if os.path.exists(_ptxas) and os.path.exists(_libdevice):
+    config.available_features.add("ptxas")
+    llvm_config.with_environment("PATH", os.path.dirname(_ptxas), append_path=True)
+    config.substitutions.append(("%libdevice", _libdevice))
+
 # GPU tests declare `REQUIRES: cuda`; they run only where a device answers.
 def _has_cuda_device():
     smi = shutil.which("nvidia-smi")

@@ -195,7 +195,7 @@ void ConvertGPToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (blockSize <= 0) {
     module.emitError() << "convert-gp-to-gpu: block-size must be positive, got "
-                       << blockSize;
+                       << static_cast<int64_t>(blockSize);
     return signalPassFailure();
   }
   SmallVector<KernelOp> kernels;
