@@ -104,6 +104,9 @@ struct Executable {
 struct HostLaunch {
   gpRtHostKernel kernel;
   std::vector<std::vector<uint8_t>> params;
+  /// A recorded extern call instead of a kernel.
+  gpRtExternFn externFn = nullptr;
+  gpRtStream *stream = nullptr;
 };
 
 struct HostGraph : Captured {
@@ -114,7 +117,8 @@ struct HostGraph : Captured {
       return false;
     for (size_t i = 0; i < launches.size(); ++i) {
       const HostLaunch &a = launches[i], &b = other.launches[i];
-      if (a.kernel != b.kernel || a.params.size() != b.params.size())
+      if (a.kernel != b.kernel || a.externFn != b.externFn ||
+          a.params.size() != b.params.size())
         return false;
       for (size_t p = 0; p < a.params.size(); ++p)
         if (a.params[p].size() != b.params[p].size())
@@ -161,9 +165,50 @@ struct gpRtStream {
   gpRtBackend backend = GP_RT_BACKEND_HOST;
   /// Host: the graph being recorded, if capturing.
   HostGraph *recording = nullptr;
+  /// cuda: inside a stream capture.
+  bool capturing = false;
   /// cuda: the driver stream.
   CudaDriver::Handle cuStream = nullptr;
+  /// A library handle bound to this stream (cuBLAS), and how to release it.
+  void *libraryHandle = nullptr;
+  void (*releaseLibrary)(void *) = nullptr;
 };
+
+gpRtBackend gp::rt::streamBackend(gpRtStream *stream) {
+  return stream->backend;
+}
+bool gp::rt::streamIsCapturing(gpRtStream *stream) {
+  if (stream->backend == GP_RT_BACKEND_HOST)
+    return stream->recording != nullptr;
+  return stream->capturing;
+}
+bool gp::rt::streamOnThisThread(gpRtStream *stream) {
+  return stream->owner == std::this_thread::get_id();
+}
+void *gp::rt::streamCudaHandle(gpRtStream *stream) { return stream->cuStream; }
+void *&gp::rt::streamLibraryHandle(gpRtStream *stream) {
+  return stream->libraryHandle;
+}
+void gp::rt::setStreamLibraryRelease(gpRtStream *stream,
+                                     void (*release)(void *)) {
+  stream->releaseLibrary = release;
+}
+
+gpRtStatus gp::rt::recordHostExtern(gpRtStream *stream, gpRtExternFn fn,
+                                    void **args, const int64_t *argSizes,
+                                    int32_t numArgs) {
+  HostLaunch launch{nullptr, {}, fn, stream};
+  for (int32_t i = 0; i < numArgs; ++i) {
+    if (argSizes[i] < 0 || (argSizes[i] > 0 && !args[i]))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtCallExtern: argument " + std::to_string(i) +
+                      " has no value or a negative size");
+    const uint8_t *bytes = static_cast<const uint8_t *>(args[i]);
+    launch.params.emplace_back(bytes, bytes + argSizes[i]);
+  }
+  stream->recording->launches.push_back(std::move(launch));
+  return GP_RT_SUCCESS;
+}
 
 namespace {
 
@@ -215,8 +260,17 @@ public:
   }
   gpRtStatus launch(Executable &exec, gpRtStream &) override {
     auto &host = static_cast<HostExecutable &>(exec);
-    for (size_t i = 0; i < host.graph.launches.size(); ++i)
-      host.graph.launches[i].kernel(host.pointers[i].data());
+    for (size_t i = 0; i < host.graph.launches.size(); ++i) {
+      HostLaunch &launch = host.graph.launches[i];
+      if (launch.externFn) {
+        if (gpRtStatus status =
+                launch.externFn(launch.stream, host.pointers[i].data(),
+                                host.pointers[i].size()))
+          return status;
+        continue;
+      }
+      launch.kernel(host.pointers[i].data());
+    }
     return GP_RT_SUCCESS;
   }
   gpRtStatus synchronize(gpRtStream &) override { return GP_RT_SUCCESS; }
@@ -233,13 +287,16 @@ public:
     // Thread-local mode: other threads' work is not pulled into this graph
     // and their unsafe calls do not break it.
     constexpr int kThreadLocalCapture = 1;
-    return driver->check(
+    gpRtStatus status = driver->check(
         driver->cuStreamBeginCapture(stream.cuStream, kThreadLocalCapture),
         "cuStreamBeginCapture");
+    stream.capturing = status == GP_RT_SUCCESS;
+    return status;
   }
   gpRtStatus endCapture(gpRtStream &stream,
                         std::unique_ptr<Captured> &graph) override {
     CudaDriver::Handle handle = nullptr;
+    stream.capturing = false;
     if (gpRtStatus status = driver->check(
             driver->cuStreamEndCapture(stream.cuStream, &handle),
             "cuStreamEndCapture"))
@@ -315,6 +372,8 @@ struct ThreadContext {
 
   ~ThreadContext() {
     partitions.clear(); // Graphs before the stream and memory they use.
+    if (stream.libraryHandle && stream.releaseLibrary)
+      stream.releaseLibrary(stream.libraryHandle);
     if (driver) {
       if (arena)
         driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(arena));

@@ -44,6 +44,20 @@ private:
   int64_t nextInvocation = 0;
 };
 
+/// What the extern registry needs to know of a stream.
+gpRtBackend streamBackend(gpRtStream *stream);
+bool streamIsCapturing(gpRtStream *stream);
+bool streamOnThisThread(gpRtStream *stream);
+void *streamCudaHandle(gpRtStream *stream);
+/// A per-stream slot for a library handle (cuBLAS), released with the
+/// stream through `release`.
+void *&streamLibraryHandle(gpRtStream *stream);
+void setStreamLibraryRelease(gpRtStream *stream, void (*release)(void *));
+/// Host backend: records `fn(stream, copies of args)` into the graph being
+/// captured on `stream`.
+gpRtStatus recordHostExtern(gpRtStream *stream, gpRtExternFn fn, void **args,
+                            const int64_t *argSizes, int32_t numArgs);
+
 /// The CUDA driver, loaded on first use. Handles are opaque pointers and
 /// results plain ints, so the runtime builds without the CUDA toolkit.
 struct CudaDriver {

@@ -179,6 +179,38 @@ gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
                                 uint32_t sharedBytes, void **params);
 
 /*===------------------------------------------------------------------===*\
+|* Extern registry: fallback ops                                          *|
+\*===------------------------------------------------------------------===*/
+
+/* An external op, bound by name to gp.fallback ops ("ns::op" or
+ * "ns::op.overload"). args[i] points to the i-th argument's value. It
+ * launches its work on `stream` (with gpRtLaunchCudaKernel, a library's
+ * stream-ordered calls, or directly on the host). */
+typedef gpRtStatus (*gpRtExternFn)(gpRtStream *stream, void **args,
+                                   int32_t numArgs);
+
+/* Registers `fn` under `name` (replacing an earlier one). `capturable`
+ * says whether it may run while a graph is being captured. */
+gpRtStatus gpRtRegisterExtern(const char *name, gpRtExternFn fn,
+                              int32_t capturable);
+
+/* Loads a shared library of user externs: it must export
+ *   void gp_register_externs(gpRtStatus (*reg)(const char *, gpRtExternFn,
+ *                                              int32_t));
+ * which registers its functions through `reg`. */
+gpRtStatus gpRtLoadExternLibrary(const char *path);
+
+/* Calls the extern `name` on `stream`; argSizes[i] is the size of the i-th
+ * argument's value. While capturing, a capturable extern is recorded into
+ * the graph (on the host backend with copies of its arguments); a
+ * non-capturable one fails with GP_RT_ERROR_NOT_CAPTURED. Built in: "aten::mm" (and its overloads):
+ * row-major C[m,n] = A[m,k] B[k,n] on f32, args (A, B, C, m, k, n) as
+ * (float*, float*, float*, int64, int64, int64) — cuBLAS SGEMM on the cuda
+ * backend (capturable), a loop on the host backend. */
+gpRtStatus gpRtCallExtern(gpRtStream *stream, const char *name, void **args,
+                          const int64_t *argSizes, int32_t numArgs);
+
+/*===------------------------------------------------------------------===*\
 |* Graph-safe RNG                                                         *|
 \*===------------------------------------------------------------------===*/
 

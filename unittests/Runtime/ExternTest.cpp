@@ -1,0 +1,209 @@
+//===- ExternTest.cpp - the extern registry -------------------------------===//
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::atomic<int> counterCalls{0};
+
+/// test::count(int64 *counter, int64 amount)
+gpRtStatus countExtern(gpRtStream *, void **args, int32_t numArgs) {
+  if (numArgs != 2)
+    return GP_RT_ERROR_INVALID_ARGUMENT;
+  **static_cast<int64_t **>(args[0]) += *static_cast<int64_t *>(args[1]);
+  ++counterCalls;
+  return GP_RT_SUCCESS;
+}
+
+struct CountBody {
+  const char *name;
+  int64_t *counter;
+  int64_t amount;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<CountBody *>(data);
+    void *args[] = {&self->counter, &self->amount};
+    int64_t sizes[] = {sizeof(int64_t *), sizeof(int64_t)};
+    return gpRtCallExtern(stream, self->name, args, sizes, 2);
+  }
+};
+
+gpRtProgram *hostProgram(int32_t capturable = 1) {
+  static gpRtPartitionInfo partition;
+  partition = {capturable, 0, capturable ? nullptr : "custom op"};
+  gpRtProgramInfo info{"externs", 1, &partition, 0, 0, 0};
+  gpRtProgram *program = nullptr;
+  EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &program),
+            GP_RT_SUCCESS);
+  return program;
+}
+
+// A capturable extern runs eagerly, is recorded during capture with copies
+// of its arguments, and runs again on every replay.
+TEST(Externs, CapturedAndReplayed) {
+  ASSERT_EQ(gpRtRegisterExtern("test::count", countExtern, 1), GP_RT_SUCCESS);
+  gpRtProgram *program = hostProgram();
+  int64_t counter = 0;
+  CountBody body{"test::count", &counter, 3};
+  for (int run = 0; run < 4; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, CountBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  EXPECT_EQ(counter, 12);
+  gpRtStats stats;
+  gpRtProgramGetStats(program, &stats);
+  EXPECT_EQ(stats.captures, 1);
+  EXPECT_EQ(stats.replays, 3);
+  gpRtProgramDestroy(program);
+}
+
+// An extern that is not capturable fails inside a capture (the compiler
+// puts such ops in eager partitions), and runs in an eager one.
+TEST(Externs, NotCapturableOnlyRunsEagerly) {
+  ASSERT_EQ(gpRtRegisterExtern("test::sync", countExtern, 0), GP_RT_SUCCESS);
+  gpRtProgram *captured = hostProgram(1);
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(captured, 0), GP_RT_SUCCESS);
+  int64_t counter = 0;
+  CountBody body{"test::sync", &counter, 1};
+  EXPECT_EQ(gpRtRunPartition(captured, 0, nullptr, CountBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("cannot run inside a "
+                                                 "captured graph"),
+            std::string::npos);
+  gpRtProgramDestroy(captured);
+  gpRtProgram *eager = hostProgram(0);
+  EXPECT_EQ(gpRtRunPartition(eager, 0, nullptr, CountBody::run, &body),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(counter, 1);
+  gpRtProgramDestroy(eager);
+}
+
+struct MmBody {
+  const float *a, *b;
+  float *c;
+  int64_t m, k, n;
+  const char *name = "aten::mm.default";
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<MmBody *>(data);
+    void *args[] = {&self->a, &self->b, &self->c,
+                    &self->m, &self->k, &self->n};
+    int64_t sizes[] = {8, 8, 8, 8, 8, 8};
+    return gpRtCallExtern(stream, self->name, args, sizes, 6);
+  }
+};
+
+// The built-in aten::mm on the host backend; an overload name finds it.
+TEST(Externs, HostMatmul) {
+  gpRtProgram *program = hostProgram();
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {7, 8, 9, 10, 11, 12},
+                     c(4, 0.0f);
+  MmBody body{a.data(), b.data(), c.data(), 2, 3, 2};
+  for (int run = 0; run < 3; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, MmBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  EXPECT_EQ(c, (std::vector<float>{58, 64, 139, 154}));
+  gpRtProgramDestroy(program);
+}
+
+// User externs from a shared library, bound by name.
+TEST(Externs, LoadsUserLibrary) {
+  ASSERT_EQ(gpRtLoadExternLibrary(GP_TEST_EXTERN_LIBRARY), GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  gpRtProgram *program = hostProgram(0);
+  std::vector<float> x = {1, 2, 3};
+  struct ScaleBody {
+    float *x;
+    int64_t n;
+    float factor;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<ScaleBody *>(data);
+      void *args[] = {&self->x, &self->n, &self->factor};
+      int64_t sizes[] = {8, 8, 4};
+      return gpRtCallExtern(stream, "mylib::scale", args, sizes, 3);
+    }
+  } body{x.data(), 3, 2.0f};
+  ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, ScaleBody::run, &body),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(x, (std::vector<float>{2, 4, 6}));
+  gpRtProgramDestroy(program);
+}
+
+TEST(Externs, ErrorPaths) {
+  gpRtProgram *program = hostProgram(0);
+  int64_t counter = 0;
+  CountBody unknown{"nobody::here", &counter, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, CountBody::run, &unknown),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("no extern registered for "
+                                                 "'nobody::here'"),
+            std::string::npos);
+  EXPECT_EQ(gpRtRegisterExtern("", countExtern, 1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtLoadExternLibrary("/nonexistent/libx.so"),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  MmBody bad{nullptr, nullptr, nullptr, -1, 1, 1, "aten::mm"};
+  EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, MmBody::run, &bad),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  gpRtProgramDestroy(program);
+}
+
+// cuBLAS matmul captured into a graph and replayed, on the GPU.
+TEST(Externs, CublasMatmulCaptured) {
+  if (gpRtBackendAvailable(GP_RT_BACKEND_CUDA) != GP_RT_SUCCESS)
+    GTEST_SKIP() << "no usable CUDA device";
+  constexpr int64_t m = 64, k = 128, n = 32;
+  int64_t aBytes = m * k * 4, bBytes = k * n * 4, cBytes = m * n * 4;
+  gpRtPartitionInfo partition{1, 0, nullptr};
+  gpRtProgramInfo info{"mm", 1, &partition, aBytes + bBytes + cBytes, 0, 0};
+  gpRtProgram *program = nullptr;
+  ASSERT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_CUDA, 0, &program),
+            GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  char *base = static_cast<char *>(arena);
+  std::vector<float> a(m * k), b(k * n), c(m * n), expected(m * n, 0.0f);
+  for (int64_t i = 0; i < m * k; ++i)
+    a[i] = static_cast<float>(i % 7) - 3;
+  for (int64_t i = 0; i < k * n; ++i)
+    b[i] = static_cast<float>(i % 5) * 0.5f;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p)
+        expected[i * n + j] += a[i * k + p] * b[p * n + j];
+  ASSERT_EQ(gpRtCopyToProgram(program, base, a.data(), aBytes), GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtCopyToProgram(program, base + aBytes, b.data(), bBytes),
+            GP_RT_SUCCESS);
+  MmBody body{reinterpret_cast<float *>(base),
+              reinterpret_cast<float *>(base + aBytes),
+              reinterpret_cast<float *>(base + aBytes + bBytes), m, k, n,
+              "aten::mm"};
+  for (int run = 0; run < 4; ++run) {
+    float zero[1] = {0};
+    // Clear one output element so each run's result is really recomputed.
+    ASSERT_EQ(gpRtCopyToProgram(program, base + aBytes + bBytes, zero, 4),
+              GP_RT_SUCCESS);
+    ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, MmBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+    ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+    ASSERT_EQ(gpRtCopyFromProgram(program, c.data(),
+                                  base + aBytes + bBytes, cBytes),
+              GP_RT_SUCCESS);
+    for (int64_t i = 0; i < m * n; ++i)
+      ASSERT_NEAR(c[i], expected[i], 1e-3f) << "run " << run << " at " << i;
+  }
+  gpRtStats stats;
+  gpRtProgramGetStats(program, &stats);
+  EXPECT_EQ(stats.captures, 1);
+  EXPECT_EQ(stats.replays, 3);
+  EXPECT_EQ(gpRtProgramDestroy(program), GP_RT_SUCCESS);
+}
+
+} // namespace
