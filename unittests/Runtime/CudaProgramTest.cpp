@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "AddI64Ptx.h"
 
 #include <gtest/gtest.h>
 
@@ -17,23 +18,7 @@
 
 namespace {
 
-// *p += v, one thread. PTX is JIT-compiled by the driver for the device.
-const char *kAddPtx = R"(
-.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry add_i64(.param .u64 p, .param .u64 v)
-{
-  .reg .b64 %rd<5>;
-  ld.param.u64 %rd1, [p];
-  ld.param.u64 %rd2, [v];
-  cvta.to.global.u64 %rd3, %rd1;
-  ld.global.u64 %rd4, [%rd3];
-  add.s64 %rd4, %rd4, %rd2;
-  st.global.u64 [%rd3], %rd4;
-  ret;
-}
-)";
+const char *kAddPtx = kAddI64Ptx;
 
 class CudaProgramTest : public ::testing::Test {
 protected:
