@@ -3,7 +3,10 @@
 ends in a clean exit: status 0 (still valid) or 1 (a diagnostic), never a
 signal, an assertion or a hang.
 
-usage: mangle.py GP_OPT FILE...
+usage: mangle.py GP_OPT [--passes] FILE...
+
+With --passes, the damaged inputs also go through the whole pipeline and
+the GPU conversion (those that still parse must not crash them either).
 
 For each file: every prefix at a fixed stride (truncated text), and, with a
 fixed seed, copies with one token deleted and with two tokens swapped. All
@@ -23,8 +26,11 @@ CRASH_MARKERS = ("Stack dump", "Assertion", "LLVM ERROR", "UNREACHABLE")
 SPLIT = "\n// -----\n"
 
 
+PASSES = []
+
+
 def run(gp_opt, text, split=False):
-    args = [gp_opt, "-", "-o", "/dev/null"] + (["--split-input-file"] if split else [])
+    args = [gp_opt, "-", "-o", "/dev/null"] + (["--split-input-file"] if split else []) + PASSES
     proc = subprocess.run(args, input=text,
                           capture_output=True, text=True, timeout=TIMEOUT_S)
     return proc.returncode, proc.stderr
@@ -50,6 +56,9 @@ def is_clean(code, err):
 
 def main():
     gp_opt, files = sys.argv[1], sys.argv[2:]
+    if files and files[0] == "--passes":
+        files = files[1:]
+        PASSES.extend(["--gp-pipeline=debug=true", "--convert-gp-to-gpu"])
     rng = random.Random(20261202)
     runs = diagnostics = 0
     for path in files:
