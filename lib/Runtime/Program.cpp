@@ -194,20 +194,28 @@ void gp::rt::setStreamLibraryRelease(gpRtStream *stream,
   stream->releaseLibrary = release;
 }
 
-gpRtStatus gp::rt::recordHostExtern(gpRtStream *stream, gpRtExternFn fn,
-                                    void **args, const int64_t *argSizes,
-                                    int32_t numArgs) {
-  HostLaunch launch{nullptr, {}, fn, stream};
-  for (int32_t i = 0; i < numArgs; ++i) {
-    if (argSizes[i] < 0 || (argSizes[i] > 0 && !args[i]))
+/// Appends `launch`, with copies of its parameter values, to the graph being
+/// recorded on `stream`.
+static gpRtStatus record(gpRtStream *stream, HostLaunch launch, void **params,
+                         const int64_t *sizes, int32_t count,
+                         const char *what) {
+  for (int32_t i = 0; i < count; ++i) {
+    if (sizes[i] < 0 || (sizes[i] > 0 && !params[i]))
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "gpRtCallExtern: argument " + std::to_string(i) +
+                  std::string(what) + ": parameter " + std::to_string(i) +
                       " has no value or a negative size");
-    const uint8_t *bytes = static_cast<const uint8_t *>(args[i]);
-    launch.params.emplace_back(bytes, bytes + argSizes[i]);
+    const uint8_t *bytes = static_cast<const uint8_t *>(params[i]);
+    launch.params.emplace_back(bytes, bytes + sizes[i]);
   }
   stream->recording->launches.push_back(std::move(launch));
   return GP_RT_SUCCESS;
+}
+
+gpRtStatus gp::rt::recordHostExtern(gpRtStream *stream, gpRtExternFn fn,
+                                    void **args, const int64_t *argSizes,
+                                    int32_t numArgs) {
+  return record(stream, HostLaunch{nullptr, {}, fn, stream}, args, argSizes,
+                numArgs, "gpRtCallExtern");
 }
 
 namespace {
@@ -826,17 +834,8 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
     kernel(params);
     return GP_RT_SUCCESS;
   }
-  HostLaunch launch{kernel, {}};
-  for (int32_t i = 0; i < numParams; ++i) {
-    if (paramSizes[i] < 0 || (paramSizes[i] > 0 && !params[i]))
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "gpRtLaunchHostKernel: parameter " + std::to_string(i) +
-                      " has no value or a negative size");
-    const uint8_t *bytes = static_cast<const uint8_t *>(params[i]);
-    launch.params.emplace_back(bytes, bytes + paramSizes[i]);
-  }
-  stream->recording->launches.push_back(std::move(launch));
-  return GP_RT_SUCCESS;
+  return record(stream, HostLaunch{kernel, {}}, params, paramSizes, numParams,
+                "gpRtLaunchHostKernel");
 }
 
 GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
