@@ -12,6 +12,7 @@
 
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -160,6 +161,44 @@ struct CudaExecutable : Executable {
 
 } // namespace
 
+namespace {
+/// Blocks of memory for buffers sized at run time, released together.
+struct DynamicMemory {
+  const CudaDriver *driver = nullptr; // cuda backend only
+  std::vector<std::pair<void *, int64_t>> blocks;
+
+  explicit DynamicMemory(const CudaDriver *driver) : driver(driver) {}
+  DynamicMemory(const DynamicMemory &) = delete;
+  ~DynamicMemory() {
+    for (auto [pointer, bytes] : blocks) {
+      if (driver)
+        driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(pointer));
+      else
+        std::free(pointer);
+      livePoolBytes -= bytes;
+    }
+  }
+
+  gpRtStatus allocate(int64_t bytes, void *&pointer) {
+    int64_t rounded = std::max<int64_t>((bytes + 255) / 256 * 256, 256);
+    if (driver) {
+      CudaDriver::DevicePtr device = 0;
+      if (gpRtStatus status =
+              driver->check(driver->cuMemAlloc(&device, rounded), "cuMemAlloc"))
+        return status;
+      pointer = reinterpret_cast<void *>(device);
+    } else {
+      pointer = std::aligned_alloc(256, rounded);
+      if (!pointer)
+        return fail(GP_RT_ERROR_BACKEND, "gpRtAllocate: out of host memory");
+    }
+    blocks.emplace_back(pointer, rounded);
+    livePoolBytes += rounded;
+    return GP_RT_SUCCESS;
+  }
+};
+} // namespace
+
 struct gpRtStream {
   std::thread::id owner;
   gpRtBackend backend = GP_RT_BACKEND_HOST;
@@ -169,6 +208,13 @@ struct gpRtStream {
   bool capturing = false;
   /// cuda: the driver stream.
   CudaDriver::Handle cuStream = nullptr;
+  /// Where gpRtAllocate takes memory during the body that is running:
+  /// fresh blocks (eager and warm-up runs; their sizes are recorded in
+  /// `sizes` when given) or the key's pool (capture), handed out in order.
+  DynamicMemory *fresh = nullptr;
+  std::vector<int64_t> *sizes = nullptr;
+  DynamicMemory *pool = nullptr;
+  size_t poolCursor = 0;
   /// A library handle bound to this stream (cuBLAS), and how to release it.
   void *libraryHandle = nullptr;
   void (*releaseLibrary)(void *) = nullptr;
@@ -357,6 +403,10 @@ private:
 
 struct KeyState {
   int64_t warmups = 0;
+  /// Sizes the warm-up runs asked gpRtAllocate for, and the pool the
+  /// capture got for them (alive as long as the graph).
+  std::vector<int64_t> allocationSizes;
+  std::unique_ptr<DynamicMemory> pool;
   std::unique_ptr<Captured> graph;
   Executable *executable = nullptr;
 };
@@ -706,6 +756,33 @@ GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
   return GP_RT_SUCCESS;
 }
 
+GP_RT_EXPORT gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes,
+                                     void **pointer) {
+  if (!stream || !pointer || bytes < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtAllocate: null stream or pointer, or negative size");
+  if (stream->owner != std::this_thread::get_id())
+    return fail(GP_RT_ERROR_WRONG_THREAD,
+                "gpRtAllocate: the stream belongs to another thread");
+  if (stream->pool) {
+    auto &blocks = stream->pool->blocks;
+    if (stream->poolCursor >= blocks.size() ||
+        blocks[stream->poolCursor].second < bytes)
+      return fail(GP_RT_ERROR_NOT_CAPTURED,
+                  "gpRtAllocate: " + std::to_string(bytes) +
+                      " bytes asked for during a capture that the warm-up "
+                      "runs did not ask for (run at least one warm-up)");
+    *pointer = blocks[stream->poolCursor++].first;
+    return GP_RT_SUCCESS;
+  }
+  if (!stream->fresh)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtAllocate: called outside a partition body");
+  if (stream->sizes)
+    stream->sizes->push_back(bytes);
+  return stream->fresh->allocate(bytes, *pointer);
+}
+
 GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramSynchronize: null");
@@ -866,6 +943,20 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
     return status;
   gpRtStream &stream = context->stream;
   Device &device = *context->device;
+  // Runs the body now, with memory for run-time sizes released afterwards.
+  auto runNow = [&](std::vector<int64_t> *recordSizes) -> gpRtStatus {
+    DynamicMemory fresh(program->driver);
+    stream.fresh = &fresh;
+    stream.sizes = recordSizes;
+    gpRtStatus status = body(&stream, userData);
+    stream.fresh = nullptr;
+    stream.sizes = nullptr;
+    // Queued work may still use the memory about to be released.
+    if (!fresh.blocks.empty())
+      if (gpRtStatus sync = device.synchronize(stream); !status)
+        status = sync;
+    return status;
+  };
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {
     if (program->orError)
       return fail(GP_RT_ERROR_NOT_CAPTURED,
@@ -873,7 +964,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
                       ") and or-error mode is on");
     program->count(&gpRtStats::eagerRuns);
     log(GP_RT_LOG_CUDAGRAPHS, where + ": eager run: " + why);
-    return body(&stream, userData);
+    return runNow(nullptr);
   };
   if (!info.capturable)
     return runEagerly("eager partition: " + program->reasons[partition]);
@@ -887,11 +978,23 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
       ++keyState.warmups;
       program->count(&gpRtStats::warmupRuns);
       log(GP_RT_LOG_CUDAGRAPHS, where + ": warm-up run");
-      return body(&stream, userData);
+      keyState.allocationSizes.clear();
+      return runNow(&keyState.allocationSizes);
+    }
+    // The key's pool: what the warm-up asked for, allocated before the
+    // capture (allocating while capturing is not allowed).
+    auto pool = std::make_unique<DynamicMemory>(program->driver);
+    for (int64_t bytes : keyState.allocationSizes) {
+      void *pointer = nullptr;
+      if (gpRtStatus status = pool->allocate(bytes, pointer))
+        return status;
     }
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
+    stream.pool = pool.get();
+    stream.poolCursor = 0;
     gpRtStatus bodyStatus = body(&stream, userData);
+    stream.pool = nullptr;
     std::unique_ptr<Captured> graph;
     gpRtStatus endStatus = device.endCapture(stream, graph);
     if (bodyStatus != GP_RT_SUCCESS)
@@ -899,6 +1002,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
     if (endStatus != GP_RT_SUCCESS)
       return endStatus;
     keyState.graph = std::move(graph);
+    keyState.pool = std::move(pool);
     program->count(&gpRtStats::captures);
     log(GP_RT_LOG_CUDAGRAPHS, where + ": captured");
     if (++state.recordedShapes > program->shapeWarningLimit) {
@@ -963,8 +1067,12 @@ GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,
     stats->poolBytes += context->arena ? context->arenaBytes : 0;
     for (PartitionState &state : context->partitions) {
       stats->liveGraphs += state.executables.size();
-      for (auto &[key, keyState] : state.keys)
+      for (auto &[key, keyState] : state.keys) {
         stats->liveGraphs += keyState.graph ? 1 : 0;
+        if (keyState.pool)
+          for (auto &block : keyState.pool->blocks)
+            stats->poolBytes += block.second;
+      }
     }
   }
   return GP_RT_SUCCESS;

@@ -202,6 +202,39 @@ TEST_F(CudaProgramTest, ReleaseBringsLiveCountsToZero) {
   EXPECT_EQ(pool, pool0);
 }
 
+// A buffer sized at run time gets device memory from the key's pool: the
+// graph keeps writing to the same address on every replay.
+TEST_F(CudaProgramTest, RuntimeSizedBufferOnTheGpu) {
+  struct Body {
+    void *function;
+    void *buffer = nullptr;
+    int64_t amount = 5;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<Body *>(data);
+      if (gpRtStatus status = gpRtAllocate(stream, 4096, &self->buffer))
+        return status;
+      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+      void *params[] = {&self->buffer, &self->amount};
+      return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
+                                  params);
+    }
+  } body{add};
+  int64_t key = 4096;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+            GP_RT_SUCCESS); // warm-up
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+            GP_RT_SUCCESS) // capture, replay
+      << gpRtGetLastError();
+  void *pooled = body.buffer;
+  zeroSlot(pooled);
+  for (int run = 0; run < 3; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+              GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(pooled), 15);
+  EXPECT_GE(stats().poolBytes, 4096 + 4096);
+}
+
 // CUDA errors come back as codes with messages; the process goes on.
 TEST_F(CudaProgramTest, DriverErrorsAreReported) {
   void *module = nullptr;

@@ -594,3 +594,79 @@ TEST_F(ProgramTest, CopiesAndSynchronize) {
 }
 
 } // namespace
+
+namespace {
+
+/// Writes `tag` into a buffer of `bytes` it asks the runtime for, and
+/// remembers where the buffer was.
+struct AllocatingBody {
+  int64_t bytes;
+  int64_t tag;
+  int64_t *buffer = nullptr;
+  static void write(void **params) {
+    **static_cast<int64_t **>(params[0]) = *static_cast<int64_t *>(params[1]);
+  }
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<AllocatingBody *>(data);
+    void *pointer = nullptr;
+    if (gpRtStatus status = gpRtAllocate(stream, self->bytes, &pointer))
+      return status;
+    self->buffer = static_cast<int64_t *>(pointer);
+    void *params[] = {&self->buffer, &self->tag};
+    int64_t sizes[] = {sizeof(int64_t *), sizeof(int64_t)};
+    return gpRtLaunchHostKernel(stream, write, params, sizes, 2);
+  }
+};
+
+// Buffers sized at run time are planned per shape key: the capture gets a
+// pool of what the warm-up asked for, replays keep using it, and warm-up
+// memory is released when its run ends.
+TEST_F(ProgramTest, RuntimeSizedBuffersArePlannedPerShapeKey) {
+  gpRtProgram *program = makeProgram(1, 0);
+  int64_t programs, graphs, streams, pool0, pool;
+  AllocatingBody body{1000, 7};
+  int64_t key = 1000;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_SUCCESS); // warm-up
+  gpRtGetLiveCounts(&programs, &graphs, &streams, &pool0);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_SUCCESS) // capture + replay
+      << gpRtGetLastError();
+  int64_t *captured = body.buffer;
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(captured) % 256, 0u);
+  EXPECT_EQ(*captured, 7);
+  *captured = 0;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_SUCCESS); // replay: same buffer, written again
+  EXPECT_EQ(*captured, 7);
+  gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
+  EXPECT_EQ(pool, pool0 + 1024); // the key's pool; warm-up memory is gone
+  EXPECT_EQ(stats(program).poolBytes, 1024);
+
+  // Another key, another pool.
+  AllocatingBody other{5000, 9};
+  int64_t key2 = 5000;
+  for (int run = 0; run < 2; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key2, AllocatingBody::run,
+                               &other),
+              GP_RT_SUCCESS);
+  EXPECT_NE(other.buffer, captured);
+  EXPECT_EQ(stats(program).poolBytes, 1024 + 5120);
+}
+
+// Without a warm-up run there is nothing to plan from: an allocation during
+// the capture is an error that says so, not an allocation mid-capture.
+TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {
+  gpRtProgram *program = makeProgram(1, 0);
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  AllocatingBody body{64, 1};
+  int64_t key = 64;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("warm-up"),
+            std::string::npos);
+  void *pointer = nullptr;
+  EXPECT_EQ(gpRtAllocate(nullptr, 8, &pointer), GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace

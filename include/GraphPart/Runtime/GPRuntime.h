@@ -154,6 +154,14 @@ gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
  * memory. */
 gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base);
 
+/* Memory for a buffer whose size is known only at run time (symbolic
+ * sizes), asked for from inside a partition body; 256-byte aligned. For a
+ * capturable partition it is planned per shape key: the warm-up runs record
+ * the sizes asked for, the capture gets a pool of exactly those, kept as
+ * long as the key's graph, so replays see the same addresses. Eager and
+ * warm-up runs get memory released when the run ends. */
+gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes, void **pointer);
+
 /* Waits for the work the calling thread queued on the program. */
 gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 
