@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -756,14 +757,27 @@ GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
   return GP_RT_SUCCESS;
 }
 
+/// A launch or allocation on `stream` must come from the thread running it
+/// and, for launches, suit its backend.
+static gpRtStatus checkStream(gpRtStream *stream, const char *what,
+                              std::optional<gpRtBackend> backend) {
+  if (stream->owner != std::this_thread::get_id())
+    return fail(GP_RT_ERROR_WRONG_THREAD,
+                std::string(what) + ": the stream belongs to another thread");
+  if (backend && stream->backend != *backend)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": the stream belongs to a " +
+                    gpRtBackendName(stream->backend) + " program");
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes,
                                      void **pointer) {
   if (!stream || !pointer || bytes < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtAllocate: null stream or pointer, or negative size");
-  if (stream->owner != std::this_thread::get_id())
-    return fail(GP_RT_ERROR_WRONG_THREAD,
-                "gpRtAllocate: the stream belongs to another thread");
+  if (gpRtStatus status = checkStream(stream, "gpRtAllocate", std::nullopt))
+    return status;
   if (stream->pool) {
     auto &blocks = stream->pool->blocks;
     if (stream->poolCursor >= blocks.size() ||
@@ -875,12 +889,9 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream,
   if (!stream || !function || !grid || !block)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtLaunchCudaKernel: null stream, function or dimensions");
-  if (stream->owner != std::this_thread::get_id())
-    return fail(GP_RT_ERROR_WRONG_THREAD,
-                "gpRtLaunchCudaKernel: the stream belongs to another thread");
-  if (stream->backend != GP_RT_BACKEND_CUDA)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtLaunchCudaKernel: the stream belongs to a host program");
+  if (gpRtStatus status =
+          checkStream(stream, "gpRtLaunchCudaKernel", GP_RT_BACKEND_CUDA))
+    return status;
   const CudaDriver *driver = nullptr;
   if (gpRtStatus status = CudaDriver::get(driver))
     return status;
@@ -901,12 +912,9 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
       (numParams > 0 && (!params || !paramSizes)))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtLaunchHostKernel: null stream, kernel or parameters");
-  if (stream->owner != std::this_thread::get_id())
-    return fail(GP_RT_ERROR_WRONG_THREAD,
-                "gpRtLaunchHostKernel: the stream belongs to another thread");
-  if (stream->backend != GP_RT_BACKEND_HOST)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtLaunchHostKernel: host kernels run on host programs");
+  if (gpRtStatus status =
+          checkStream(stream, "gpRtLaunchHostKernel", GP_RT_BACKEND_HOST))
+    return status;
   if (!stream->recording) {
     kernel(params);
     return GP_RT_SUCCESS;
