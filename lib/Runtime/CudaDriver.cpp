@@ -61,6 +61,9 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
         !load(driver.cuMemFree, "cuMemFree_v2") ||
         !load(driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
         !load(driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
+        !load(driver.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
+        !load(driver.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") ||
+        !load(driver.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||
         !load(driver.cuModuleLoadData, "cuModuleLoadData") ||
         !load(driver.cuModuleUnload, "cuModuleUnload") ||
         !load(driver.cuModuleGetFunction, "cuModuleGetFunction") ||

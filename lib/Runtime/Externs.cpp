@@ -76,21 +76,47 @@ struct Cublas {
   }
 };
 
+/// A rank-2 row-major contiguous f32 matrix of a descriptor.
+gpRtStatus matrix(void *arg, const char *which, float *&data, int64_t &rows,
+                  int64_t &cols) {
+  auto *ref = static_cast<gpRtMemRef *>(arg);
+  if (!ref || !ref->aligned)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("aten::mm: ") + which + " has no memory");
+  rows = ref->shape[0];
+  cols = ref->shape[1];
+  if (rows < 0 || cols < 0 || (rows > 1 && ref->shape[2] != cols) ||
+      (cols > 1 && ref->shape[3] != 1))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("aten::mm: ") + which +
+                    " is not a row-major contiguous matrix");
+  data = static_cast<float *>(ref->aligned) + ref->offset;
+  return GP_RT_SUCCESS;
+}
+
 gpRtStatus matmulArgs(void **args, int32_t numArgs, const float *&a,
                       const float *&b, float *&c, int64_t &m, int64_t &k,
                       int64_t &n) {
-  if (numArgs != 6 || !args)
+  if (numArgs != 3 || !args)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "aten::mm takes (A, B, C, m, k, n), got " +
+                "aten::mm takes (A, B, C) as rank-2 descriptors, got " +
                     std::to_string(numArgs) + " arguments");
-  a = *static_cast<const float **>(args[0]);
-  b = *static_cast<const float **>(args[1]);
-  c = *static_cast<float **>(args[2]);
-  m = *static_cast<int64_t *>(args[3]);
-  k = *static_cast<int64_t *>(args[4]);
-  n = *static_cast<int64_t *>(args[5]);
-  if (m < 0 || k < 0 || n < 0)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "aten::mm: negative size");
+  float *pa, *pb;
+  int64_t k2, m2, n2;
+  if (gpRtStatus status = matrix(args[0], "A", pa, m, k))
+    return status;
+  if (gpRtStatus status = matrix(args[1], "B", pb, k2, n))
+    return status;
+  if (gpRtStatus status = matrix(args[2], "C", c, m2, n2))
+    return status;
+  if (k2 != k || m2 != m || n2 != n)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "aten::mm: shapes do not agree: [" + std::to_string(m) + "x" +
+                    std::to_string(k) + "] x [" + std::to_string(k2) + "x" +
+                    std::to_string(n) + "] -> [" + std::to_string(m2) + "x" +
+                    std::to_string(n2) + "]");
+  a = pa;
+  b = pb;
   return GP_RT_SUCCESS;
 }
 

@@ -410,6 +410,11 @@ struct KeyState {
   std::unique_ptr<DynamicMemory> pool;
   std::unique_ptr<Captured> graph;
   Executable *executable = nullptr;
+  /// What the capture's body handed back to its caller, written back on
+  /// every replay, and the input addresses the graph was recorded with.
+  std::vector<uint8_t> results;
+  std::vector<void *> inputs;
+  bool everCaptured = false; // A re-capture is not a new shape.
 };
 
 struct PartitionState {
@@ -418,6 +423,10 @@ struct PartitionState {
   /// Which key each executable currently holds.
   std::map<Executable *, std::vector<int64_t>> holder;
   int64_t recordedShapes = 0;
+  /// Memory for run-time sizes of the last eager or warm-up run: its
+  /// buffers may outlive the body (partition outputs), so it is kept until
+  /// the partition runs eagerly again on this thread.
+  std::unique_ptr<DynamicMemory> lastRunMemory;
 };
 
 /// What one thread holds of a program: its stream, arena and graphs.
@@ -427,6 +436,8 @@ struct ThreadContext {
   gpRtStream stream;
   void *arena = nullptr;
   int64_t arenaBytes = 0;
+  void *hostArena = nullptr;
+  int64_t hostArenaBytes = 0;
   std::vector<PartitionState> partitions;
 
   ~ThreadContext() {
@@ -443,6 +454,10 @@ struct ThreadContext {
     }
     if (arena)
       livePoolBytes -= arenaBytes;
+    if (hostArena) {
+      std::free(hostArena);
+      livePoolBytes -= hostArenaBytes;
+    }
     --liveStreams;
   }
 };
@@ -463,6 +478,7 @@ struct gpRtProgram {
   std::vector<gpRtPartitionInfo> partitions;
   std::vector<std::string> reasons;
   int64_t arenaBytes = 0;
+  int64_t hostArenaBytes = 0;
   gpRtBackend backend = GP_RT_BACKEND_HOST;
   int32_t device = 0;
 
@@ -471,6 +487,9 @@ struct gpRtProgram {
   CudaDriver::Handle cuContext = nullptr;
   int cuDevice = 0;
   std::vector<CudaDriver::Handle> modules;
+  /// gpRtCudaGetKernel's cache: (image, name) -> function.
+  std::map<std::pair<const void *, std::string>, void *> kernels;
+  std::map<const void *, CudaDriver::Handle> imageModules;
 
   // Policy.
   int32_t warmupRuns = 1;
@@ -533,6 +552,14 @@ struct gpRtProgram {
       if (made->arena) {
         made->arenaBytes = rounded;
         livePoolBytes += rounded;
+      }
+      if (int64_t hostRounded = (hostArenaBytes + 255) / 256 * 256) {
+        made->hostArena = std::aligned_alloc(256, hostRounded);
+        if (!made->hostArena)
+          return fail(GP_RT_ERROR_BACKEND, "out of host memory for the host "
+                                           "arena");
+        made->hostArenaBytes = hostRounded;
+        livePoolBytes += hostRounded;
       }
       slot = std::move(made);
     }
@@ -601,6 +628,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
                                           gpRtProgram **program) {
   if (!info || !program || (info->numPartitions > 0 && !info->partitions) ||
       info->numPartitions < 0 || info->arenaBytes < 0 ||
+      info->hostArenaBytes < 0 ||
       info->numGenerators < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: missing or negative program description");
@@ -621,6 +649,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
   for (const gpRtPartitionInfo &partition : result->partitions)
     result->reasons.push_back(partition.reasons ? partition.reasons : "");
   result->arenaBytes = info->arenaBytes;
+  result->hostArenaBytes = info->hostArenaBytes;
   result->backend = backend;
   result->device = device;
   result->rng.init(info->seed, info->numGenerators);
@@ -757,6 +786,17 @@ GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
   return GP_RT_SUCCESS;
 }
 
+GP_RT_EXPORT gpRtStatus gpRtProgramHostArena(gpRtProgram *program,
+                                             void **base) {
+  if (!program || !base)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramHostArena: null");
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  *base = context->hostArena;
+  return GP_RT_SUCCESS;
+}
+
 /// A launch or allocation on `stream` must come from the thread running it
 /// and, for launches, suit its backend.
 static gpRtStatus checkStream(gpRtStream *stream, const char *what,
@@ -795,6 +835,70 @@ GP_RT_EXPORT gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes,
   if (stream->sizes)
     stream->sizes->push_back(bytes);
   return stream->fresh->allocate(bytes, *pointer);
+}
+
+/// A recorded host copy: params are (dst, src, bytes).
+static void hostCopyKernel(void **params) {
+  std::memcpy(*static_cast<void **>(params[0]),
+              *static_cast<const void **>(params[1]),
+              *static_cast<int64_t *>(params[2]));
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst,
+                                 const void *src, int64_t bytes,
+                                 gpRtCopyKind kind) {
+  if (!stream || bytes < 0 || (bytes > 0 && (!dst || !src)) ||
+      kind < GP_RT_COPY_HOST_TO_HOST || kind > GP_RT_COPY_PROGRAM_TO_PROGRAM)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCopy: null stream or pointer, negative size or unknown "
+                "kind");
+  if (gpRtStatus status = checkStream(stream, "gpRtCopy", std::nullopt))
+    return status;
+  if (bytes == 0)
+    return GP_RT_SUCCESS;
+  bool capturing = streamIsCapturing(stream);
+  if (capturing && kind != GP_RT_COPY_PROGRAM_TO_PROGRAM)
+    return fail(GP_RT_ERROR_NOT_CAPTURED,
+                "gpRtCopy: a copy to or from host memory cannot be captured");
+  if (stream->backend == GP_RT_BACKEND_HOST) {
+    if (!capturing) {
+      std::memcpy(dst, src, bytes);
+      return GP_RT_SUCCESS;
+    }
+    void *params[] = {&dst, const_cast<void **>(&src), &bytes};
+    const int64_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(int64_t)};
+    return record(stream, HostLaunch{hostCopyKernel, {}}, params, sizes, 3,
+                  "gpRtCopy");
+  }
+  const CudaDriver *driver = nullptr;
+  if (gpRtStatus status = CudaDriver::get(driver))
+    return status;
+  auto device = [](const void *pointer) {
+    return reinterpret_cast<CudaDriver::DevicePtr>(pointer);
+  };
+  switch (kind) {
+  case GP_RT_COPY_HOST_TO_HOST:
+    // Host memory the queued work may still write (an earlier device to
+    // host copy is complete on return, so only order matters here).
+    std::memcpy(dst, src, bytes);
+    return GP_RT_SUCCESS;
+  case GP_RT_COPY_HOST_TO_PROGRAM:
+    return driver->check(driver->cuMemcpyHtoDAsync(device(dst), src, bytes,
+                                                    stream->cuStream),
+                         "cuMemcpyHtoDAsync");
+  case GP_RT_COPY_PROGRAM_TO_HOST:
+    if (gpRtStatus status = driver->check(
+            driver->cuMemcpyDtoHAsync(dst, device(src), bytes,
+                                      stream->cuStream),
+            "cuMemcpyDtoHAsync"))
+      return status;
+    return driver->check(driver->cuStreamSynchronize(stream->cuStream),
+                         "cuStreamSynchronize");
+  default:
+    return driver->check(driver->cuMemcpyDtoDAsync(device(dst), device(src),
+                                                   bytes, stream->cuStream),
+                         "cuMemcpyDtoDAsync");
+  }
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
@@ -880,6 +984,39 @@ GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program,
       (std::string("cuModuleGetFunction(") + name + ")").c_str());
 }
 
+GP_RT_EXPORT gpRtStatus gpRtCudaGetKernel(gpRtProgram *program,
+                                          const void *image, const char *name,
+                                          void **function) {
+  if (!program || !image || !name || !function)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaGetKernel: null");
+  {
+    std::lock_guard<std::mutex> lock(program->mutex);
+    auto found = program->kernels.find({image, name});
+    if (found != program->kernels.end()) {
+      *function = found->second;
+      return GP_RT_SUCCESS;
+    }
+  }
+  void *module = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(program->mutex);
+    auto loaded = program->imageModules.find(image);
+    if (loaded != program->imageModules.end())
+      module = loaded->second;
+  }
+  if (!module) {
+    if (gpRtStatus status = gpRtCudaLoadModule(program, image, &module))
+      return status;
+    std::lock_guard<std::mutex> lock(program->mutex);
+    program->imageModules[image] = module;
+  }
+  if (gpRtStatus status = gpRtCudaGetFunction(program, module, name, function))
+    return status;
+  std::lock_guard<std::mutex> lock(program->mutex);
+  program->kernels[{image, name}] = *function;
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream,
                                              void *function,
                                              const uint32_t grid[3],
@@ -928,9 +1065,21 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
                                          const int64_t *shapeKey,
                                          gpRtPartitionBody body,
                                          void *userData) {
+  return gpRtRunPartitionWithResults(program, partition, shapeKey, body,
+                                     userData, nullptr, 0, nullptr, 0);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
+    gpRtProgram *program, int32_t partition, const int64_t *shapeKey,
+    gpRtPartitionBody body, void *userData, void *results,
+    int64_t resultBytes, void *const *inputs, int32_t numInputs) {
   if (!program || !body)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtRunPartition: null program or body");
+  if (resultBytes < 0 || (resultBytes > 0 && !results) || numInputs < 0 ||
+      (numInputs > 0 && !inputs))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRunPartition: null or negative results or inputs");
   if (partition < 0 ||
       partition >= static_cast<int32_t>(program->partitions.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -951,18 +1100,20 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
     return status;
   gpRtStream &stream = context->stream;
   Device &device = *context->device;
-  // Runs the body now, with memory for run-time sizes released afterwards.
+  PartitionState &state = context->partitions[partition];
+  // Runs the body now. Memory for run-time sizes lives until the next eager
+  // run of the partition: the body's outputs may be read after it returns.
   auto runNow = [&](std::vector<int64_t> *recordSizes) -> gpRtStatus {
-    DynamicMemory fresh(program->driver);
-    stream.fresh = &fresh;
+    if (state.lastRunMemory && !state.lastRunMemory->blocks.empty())
+      // Queued work may still use the memory about to be released.
+      if (gpRtStatus sync = device.synchronize(stream))
+        return sync;
+    state.lastRunMemory = std::make_unique<DynamicMemory>(program->driver);
+    stream.fresh = state.lastRunMemory.get();
     stream.sizes = recordSizes;
     gpRtStatus status = body(&stream, userData);
     stream.fresh = nullptr;
     stream.sizes = nullptr;
-    // Queued work may still use the memory about to be released.
-    if (!fresh.blocks.empty())
-      if (gpRtStatus sync = device.synchronize(stream); !status)
-        status = sync;
     return status;
   };
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {
@@ -979,8 +1130,17 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
   if (!program->inCaptureSizes(key))
     return runEagerly("shape not in the capture sizes");
 
-  PartitionState &state = context->partitions[partition];
   KeyState &keyState = state.keys[key];
+  std::vector<void *> inputAddresses(inputs, inputs + numInputs);
+  if (keyState.graph && keyState.inputs != inputAddresses) {
+    // The graph holds other input addresses: record it again (it keeps the
+    // key's pool and counts as a capture, usually an in-place update).
+    log(GP_RT_LOG_CUDAGRAPHS, where + ": inputs moved; re-capturing");
+    keyState.graph.reset();
+    keyState.executable = nullptr;
+    keyState.warmups = std::max<int64_t>(keyState.warmups,
+                                         program->warmupRuns);
+  }
   if (!keyState.graph) {
     if (keyState.warmups < program->warmupRuns) {
       ++keyState.warmups;
@@ -990,12 +1150,16 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
       return runNow(&keyState.allocationSizes);
     }
     // The key's pool: what the warm-up asked for, allocated before the
-    // capture (allocating while capturing is not allowed).
-    auto pool = std::make_unique<DynamicMemory>(program->driver);
-    for (int64_t bytes : keyState.allocationSizes) {
-      void *pointer = nullptr;
-      if (gpRtStatus status = pool->allocate(bytes, pointer))
-        return status;
+    // capture (allocating while capturing is not allowed); kept when the
+    // key is re-captured.
+    std::unique_ptr<DynamicMemory> pool = std::move(keyState.pool);
+    if (!pool) {
+      pool = std::make_unique<DynamicMemory>(program->driver);
+      for (int64_t bytes : keyState.allocationSizes) {
+        void *pointer = nullptr;
+        if (gpRtStatus status = pool->allocate(bytes, pointer))
+          return status;
+      }
     }
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
@@ -1011,9 +1175,14 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
       return endStatus;
     keyState.graph = std::move(graph);
     keyState.pool = std::move(pool);
+    keyState.inputs = inputAddresses;
+    const uint8_t *written = static_cast<const uint8_t *>(results);
+    keyState.results.assign(written, written + resultBytes);
     program->count(&gpRtStats::captures);
     log(GP_RT_LOG_CUDAGRAPHS, where + ": captured");
-    if (++state.recordedShapes > program->shapeWarningLimit) {
+    bool newShape = !keyState.everCaptured;
+    keyState.everCaptured = true;
+    if (newShape && ++state.recordedShapes > program->shapeWarningLimit) {
       program->count(&gpRtStats::shapeWarnings);
       warn(program->name + ": partition " + std::to_string(partition) +
            " has recorded " + std::to_string(state.recordedShapes) +
@@ -1057,9 +1226,32 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
   }
   if (gpRtStatus status = device.launch(*keyState.executable, stream))
     return status;
+  if (resultBytes > 0 &&
+      static_cast<int64_t>(keyState.results.size()) == resultBytes)
+    std::memcpy(results, keyState.results.data(), resultBytes);
   program->count(&gpRtStats::replays);
   log(GP_RT_LOG_CUDAGRAPHS, where + ": replayed");
   return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
+                                     int32_t backward, void *slot) {
+  if (!program || !slot)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngState: null");
+  uint64_t state[2] = {0, 0};
+  {
+    std::lock_guard<std::mutex> lock(program->mutex);
+    gpRtStatus status =
+        backward ? program->rng.latestBackward(generator, state[0], state[1])
+                 : program->rng.forwardPending(generator, state[0], state[1]);
+    if (status)
+      return status;
+  }
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  return gpRtCopy(&context->stream, slot, state, sizeof(state),
+                  GP_RT_COPY_HOST_TO_PROGRAM);
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,

@@ -49,6 +49,20 @@ gpRtStatus RngState::backward(int32_t generator, int64_t invocation,
   return GP_RT_SUCCESS;
 }
 
+gpRtStatus RngState::latestBackward(int32_t generator, uint64_t &seed,
+                                    uint64_t &offset) {
+  if (generator < 0 || generator >= static_cast<int32_t>(generators.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRngState: no generator " + std::to_string(generator));
+  Generator &g = generators[generator];
+  if (g.pending.empty())
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRngState: a backward of generator " +
+                    std::to_string(generator) +
+                    " runs with no forward awaiting one");
+  return backward(generator, g.pending.rbegin()->first, seed, offset);
+}
+
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
 // 3"): counter (element block, offset), key (seed).
 static void philox(uint32_t counter[4], uint32_t key[2]) {

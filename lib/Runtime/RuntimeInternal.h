@@ -33,6 +33,15 @@ public:
                      int64_t &invocation);
   gpRtStatus backward(int32_t generator, int64_t invocation, uint64_t &seed,
                       uint64_t &offset);
+  /// Compiled programs: a forward whose backward will pair with it by
+  /// recency (the most recent forward of the generator without one).
+  gpRtStatus forwardPending(int32_t generator, uint64_t &seed,
+                            uint64_t &offset) {
+    int64_t invocation = 0;
+    return forward(generator, seed, offset, invocation);
+  }
+  gpRtStatus latestBackward(int32_t generator, uint64_t &seed,
+                            uint64_t &offset);
 
 private:
   struct Generator {
@@ -91,6 +100,12 @@ struct CudaDriver {
   Result (*cuMemFree)(DevicePtr pointer) = nullptr;
   Result (*cuMemcpyHtoD)(DevicePtr dst, const void *src, size_t bytes) = nullptr;
   Result (*cuMemcpyDtoH)(void *dst, DevicePtr src, size_t bytes) = nullptr;
+  Result (*cuMemcpyHtoDAsync)(DevicePtr dst, const void *src, size_t bytes,
+                              Handle stream) = nullptr;
+  Result (*cuMemcpyDtoHAsync)(void *dst, DevicePtr src, size_t bytes,
+                              Handle stream) = nullptr;
+  Result (*cuMemcpyDtoDAsync)(DevicePtr dst, DevicePtr src, size_t bytes,
+                              Handle stream) = nullptr;
   Result (*cuModuleLoadData)(Handle *module, const void *image) = nullptr;
   Result (*cuModuleUnload)(Handle module) = nullptr;
   Result (*cuModuleGetFunction)(Handle *function, Handle module,

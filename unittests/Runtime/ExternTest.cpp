@@ -83,6 +83,15 @@ TEST(Externs, NotCapturableOnlyRunsEagerly) {
   gpRtProgramDestroy(eager);
 }
 
+/// A rank-2 descriptor, laid out as gpRtMemRef with shape[4].
+struct Matrix {
+  const float *allocated, *aligned;
+  int64_t offset, rows, cols, rowStride, colStride;
+};
+static Matrix matrix(const float *data, int64_t rows, int64_t cols) {
+  return {data, data, 0, rows, cols, cols, 1};
+}
+
 struct MmBody {
   const float *a, *b;
   float *c;
@@ -90,10 +99,13 @@ struct MmBody {
   const char *name = "aten::mm.default";
   static gpRtStatus run(gpRtStream *stream, void *data) {
     auto *self = static_cast<MmBody *>(data);
-    void *args[] = {&self->a, &self->b, &self->c,
-                    &self->m, &self->k, &self->n};
-    int64_t sizes[] = {8, 8, 8, 8, 8, 8};
-    return gpRtCallExtern(stream, self->name, args, sizes, 6);
+    Matrix a = matrix(self->a, self->m, self->k),
+           b = matrix(self->b, self->k, self->n),
+           c = matrix(self->c, self->m, self->n);
+    void *args[] = {&a, &b, &c};
+    int64_t sizes[] = {GP_RT_MEMREF_BYTES(2), GP_RT_MEMREF_BYTES(2),
+                       GP_RT_MEMREF_BYTES(2)};
+    return gpRtCallExtern(stream, self->name, args, sizes, 3);
   }
 };
 

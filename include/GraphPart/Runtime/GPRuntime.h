@@ -90,6 +90,9 @@ typedef struct gpRtProgramInfo {
   /* Number of RNG generators (gp.rng.generator) and the program seed. */
   int32_t numGenerators;
   uint64_t seed;
+  /* Bytes of the statically planned host arena (buffers on #gp.device<cpu>);
+   * host memory on every backend. */
+  int64_t hostArenaBytes;
 } gpRtProgramInfo;
 
 typedef struct gpRtProgram gpRtProgram;
@@ -162,6 +165,41 @@ gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base);
  * warm-up runs get memory released when the run ends. */
 gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes, void **pointer);
 
+/* The calling thread's host arena (hostArenaBytes): planned buffers on the
+ * cpu device. Always host memory. */
+gpRtStatus gpRtProgramHostArena(gpRtProgram *program, void **base);
+
+/* Like gpRtRunPartition, for compiled programs whose partition bodies hand
+ * values (buffer descriptors, sizes) back to the caller:
+ *  - `results` (resultBytes) is what the body writes for its caller. A
+ *    replay does not run the body, so the runtime keeps the bytes the
+ *    capture wrote, per shape key, and writes them back on every replay.
+ *  - `inputs` are the addresses of the partition's input buffers. A graph
+ *    bakes them in: when they differ from those at capture time, the key
+ *    is re-captured (an in-place update where the topology allows) instead
+ *    of replayed with stale addresses. */
+gpRtStatus gpRtRunPartitionWithResults(gpRtProgram *program, int32_t partition,
+                                       const int64_t *shapeKey,
+                                       gpRtPartitionBody body, void *userData,
+                                       void *results, int64_t resultBytes,
+                                       void *const *inputs, int32_t numInputs);
+
+/* Where gpRtCopy's source and destination live. */
+typedef enum gpRtCopyKind {
+  GP_RT_COPY_HOST_TO_HOST = 0,
+  GP_RT_COPY_HOST_TO_PROGRAM = 1,
+  GP_RT_COPY_PROGRAM_TO_HOST = 2,
+  GP_RT_COPY_PROGRAM_TO_PROGRAM = 3,
+  GP_RT_COPY_FORCE_32_BIT = 0x7fffffff
+} gpRtCopyKind;
+
+/* A copy of `bytes` in stream order ("program" memory is device memory on
+ * the cuda backend). Copies into host memory are complete on return, so
+ * host code may read the destination. Program-to-program copies may be
+ * captured; the others run only eagerly. */
+gpRtStatus gpRtCopy(gpRtStream *stream, void *dst, const void *src,
+                    int64_t bytes, gpRtCopyKind kind);
+
 /* Waits for the work the calling thread queued on the program. */
 gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 
@@ -186,9 +224,28 @@ gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
                                 const uint32_t block[3],
                                 uint32_t sharedBytes, void **params);
 
+/* cuda backend: the kernel `name` of the module image `image`, loaded into
+ * the program on first use and cached by (image, name). */
+gpRtStatus gpRtCudaGetKernel(gpRtProgram *program, const void *image,
+                             const char *name, void **function);
+
 /*===------------------------------------------------------------------===*\
 |* Extern registry: fallback ops                                          *|
 \*===------------------------------------------------------------------===*/
+
+/* How compiled code passes a buffer to externs and entry points: MLIR's
+ * ranked memref descriptor. `shape` holds rank sizes, then rank strides
+ * (in elements); the first element is at aligned + offset. */
+typedef struct gpRtMemRef {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t shape[];
+} gpRtMemRef;
+
+/* Bytes of a rank-`rank` descriptor. */
+#define GP_RT_MEMREF_BYTES(rank) \
+  ((int64_t)sizeof(gpRtMemRef) + 2 * (int64_t)(rank) * (int64_t)sizeof(int64_t))
 
 /* An external op, bound by name to gp.fallback ops ("ns::op" or
  * "ns::op.overload"). args[i] points to the i-th argument's value. It
@@ -211,10 +268,18 @@ gpRtStatus gpRtLoadExternLibrary(const char *path);
 /* Calls the extern `name` on `stream`; argSizes[i] is the size of the i-th
  * argument's value. While capturing, a capturable extern is recorded into
  * the graph (on the host backend with copies of its arguments); a
- * non-capturable one fails with GP_RT_ERROR_NOT_CAPTURED. Built in: "aten::mm" (and its overloads):
- * row-major C[m,n] = A[m,k] B[k,n] on f32, args (A, B, C, m, k, n) as
- * (float*, float*, float*, int64, int64, int64) — cuBLAS SGEMM on the cuda
- * backend (capturable), a loop on the host backend. */
+ * non-capturable one fails with GP_RT_ERROR_NOT_CAPTURED.
+ *
+ * Compiled gp.fallback ops pass their operands, then their results: a
+ * buffer as a pointer to its gpRtMemRef, an integer or index as a pointer
+ * to an int64_t. A result descriptor arrives filled in when the compiler
+ * knows its shape (memory allocated); otherwise `allocated` is NULL and the
+ * extern fills the descriptor (allocating with gpRtAllocate, or pointing
+ * into an operand it aliases).
+ *
+ * Built in: "aten::mm" (and its overloads): C[m,n] = A[m,k] B[k,n] on
+ * row-major contiguous f32, args (A, B, C) as rank-2 gpRtMemRefs; cuBLAS
+ * SGEMM on the cuda backend (capturable), a loop on the host backend. */
 gpRtStatus gpRtCallExtern(gpRtStream *stream, const char *name, void **args,
                           const int64_t *argSizes, int32_t numArgs);
 
@@ -233,6 +298,15 @@ gpRtStatus gpRtRngForward(gpRtProgram *program, int32_t generator,
 gpRtStatus gpRtRngBackward(gpRtProgram *program, int32_t generator,
                            int64_t invocation, uint64_t *seed,
                            uint64_t *offset);
+
+/* The RNG state of one gp.rng.state op for this call: a forward draws a
+ * fresh (seed, offset) of `generator`; a backward takes the state of the
+ * most recent forward of `generator` that has no backward yet. The pair
+ * is written to `slot` (two uint64 in program memory) in stream order, so a
+ * captured fill kernel that reads the slot draws fresh numbers on every
+ * replay. `backward` is 0 or 1. */
+gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
+                        int32_t backward, void *slot);
 
 /* Fills `out` with `count` uniform floats in [0, 1) drawn from philox
  * (seed, offset): a pure function of its inputs. */
