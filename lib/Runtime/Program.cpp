@@ -495,6 +495,7 @@ struct gpRtProgram {
   int32_t warmupRuns = 1;
   int32_t shapeWarningLimit = 8;
   bool orError = false;
+  bool captureEnabled = true;
   bool hasCaptureSizes = false;
   int32_t captureKeyLength = 0;
   std::vector<std::vector<int64_t>> captureSizes;
@@ -901,6 +902,57 @@ GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst,
   }
 }
 
+GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
+                                                     int32_t enabled) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetCaptureEnabled: null");
+  program->captureEnabled = enabled != 0;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program,
+                                            int64_t bytes, void **pointer) {
+  if (!program || !pointer || bytes < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramAllocate: null or negative size");
+  int64_t rounded = std::max<int64_t>((bytes + 255) / 256 * 256, 256);
+  if (!program->driver) {
+    *pointer = std::aligned_alloc(256, rounded);
+    return *pointer ? GP_RT_SUCCESS
+                    : fail(GP_RT_ERROR_BACKEND,
+                           "gpRtProgramAllocate: out of host memory");
+  }
+  const CudaDriver *driver = program->driver;
+  if (gpRtStatus status = driver->check(
+          driver->cuCtxSetCurrent(program->cuContext), "cuCtxSetCurrent"))
+    return status;
+  CudaDriver::DevicePtr device = 0;
+  if (gpRtStatus status =
+          driver->check(driver->cuMemAlloc(&device, rounded), "cuMemAlloc"))
+    return status;
+  *pointer = reinterpret_cast<void *>(device);
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer) {
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramFree: null");
+  if (!pointer)
+    return GP_RT_SUCCESS;
+  if (!program->driver) {
+    std::free(pointer);
+    return GP_RT_SUCCESS;
+  }
+  const CudaDriver *driver = program->driver;
+  if (gpRtStatus status = driver->check(
+          driver->cuCtxSetCurrent(program->cuContext), "cuCtxSetCurrent"))
+    return status;
+  return driver->check(
+      driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(pointer)),
+      "cuMemFree");
+}
+
 GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramSynchronize: null");
@@ -1127,6 +1179,10 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
   };
   if (!info.capturable)
     return runEagerly("eager partition: " + program->reasons[partition]);
+  if (!program->captureEnabled) {
+    program->count(&gpRtStats::eagerRuns);
+    return runNow(nullptr); // The eager reference run: not an or-error.
+  }
   if (!program->inCaptureSizes(key))
     return runEagerly("shape not in the capture sizes");
 

@@ -4,6 +4,13 @@
 
 #include "GraphPart/Transforms/Passes.h"
 
+#include "GraphPart/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
@@ -32,11 +39,51 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   pm.addPass(createGPPlanMemoryPass(plan));
   if (options.debug)
     pm.addPass(createGPVerifyPlanPass());
+  if (!options.target.empty())
+    buildRuntimeLowering(pm, options);
+}
+
+void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
+                                    const GraphPartPipelineOptions &options) {
+  bool cuda = options.target == "cuda";
+  if (cuda) {
+    pm.addPass(createConvertGPToGPUPass());
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = options.cudaChip;
+    attach.optLevel = 3;
+    if (!options.libdevice.empty())
+      attach.linkLibs.push_back(options.libdevice);
+    pm.addPass(createGpuNVVMAttachTarget(attach));
+    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+    kernels.addPass(createLowerAffinePass());
+    kernels.addPass(createSCFToControlFlowPass());
+    kernels.addPass(createConvertGpuOpsToNVVMOps());
+    kernels.addPass(createReconcileUnrealizedCastsPass());
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "bin";
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
+  ConvertGPToRuntimePassOptions runtime;
+  runtime.target = options.target;
+  pm.addPass(createConvertGPToRuntimePass(runtime));
+  // The host side (and host kernels) to the LLVM dialect.
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::gp::registerGraphPartPipeline() {
   PassPipelineRegistration<GraphPartPipelineOptions>(
       "gp-pipeline",
-      "Reorder, partition at CUDA-graph-unsafe ops, and plan memory",
+      "Reorder, partition at CUDA-graph-unsafe ops, plan memory and, with "
+      "target=host|cuda, lower onto the runtime in the LLVM dialect",
       buildGraphPartPipeline);
 }

@@ -34,4 +34,45 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower a partitioned, planned program onto the GraphPart runtime";
+  let description = [{
+    Turns each function of a program that went through `gp-pipeline` into
+    an entry point of a loadable artifact, calling the runtime's C ABI
+    (include/GraphPart/Runtime/GPRuntime.h):
+
+    - `func.func @f` becomes `@gp_entry_f(program, args, results) -> i32`:
+      `args[i]` and `results[i]` point to a memref descriptor (buffers) or an
+      int64 (index); it returns the first failing runtime status.
+    - Each `gp.partition` is outlined into a body function run by
+      `gpRtRunPartitionWithResults`, which warms up, captures, replays or
+      runs it eagerly; the partition's index inputs are its shape key.
+    - Planned buffers (`offset`) are placed in the program's arenas (the
+      device arena, or the host arena for `#gp.device<cpu>`); the others are
+      taken with `gpRtAllocate` inside the body.
+    - Kernels left as `gp.kernel` (all of them for `target=host`, cpu ones
+      for `target=cuda`) become host functions launched with
+      `gpRtLaunchHostKernel`; `gpu.launch_func` ops (from
+      `convert-gp-to-gpu` and `gpu-module-to-binary`) become
+      `gpRtLaunchCudaKernel` on the partition's stream, with the cubin kept
+      in the artifact. Fallbacks call the extern registry, copies and
+      `gp.item` become `gpRtCopy`, RNG states come from `gpRtRngState`.
+    - A string `gp_manifest` describes the artifact: partitions, arenas,
+      generators and entry signatures.
+
+    The output still holds func, arith, memref, linalg and LLVM dialect ops;
+    the `gp-pipeline` option `target` runs the upstream conversions to the
+    LLVM dialect after it (docs/Lowering.md).
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect"
+  ];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "Where kernels run: host (loops on the CPU) or cuda">,
+  ];
+}
+
 #endif // GRAPHPART_CONVERSION_PASSES_TD

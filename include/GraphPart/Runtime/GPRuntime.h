@@ -200,6 +200,17 @@ typedef enum gpRtCopyKind {
 gpRtStatus gpRtCopy(gpRtStream *stream, void *dst, const void *src,
                     int64_t bytes, gpRtCopyKind kind);
 
+/* capture enabled (default 1); 0 runs every partition eagerly, as the
+ * reference an eager run is checked against (counted as eager runs). */
+gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
+                                        int32_t enabled);
+
+/* Memory in the program's address space (device memory on the cuda
+ * backend) for a caller's inputs, 256-byte aligned; not part of the pool. */
+gpRtStatus gpRtProgramAllocate(gpRtProgram *program, int64_t bytes,
+                               void **pointer);
+gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer);
+
 /* Waits for the work the calling thread queued on the program. */
 gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 
@@ -312,6 +323,63 @@ gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
  * (seed, offset): a pure function of its inputs. */
 void gpRtPhiloxUniform(uint64_t seed, uint64_t offset, float *out,
                        int64_t count);
+
+/* A host kernel for compiled RNG fills: params are (const uint64_t *state
+ * (seed, offset), float *out, int64_t count); it reads the state when it
+ * runs, so a replayed fill draws from the state of its own call. */
+void gpRtRngFillUniformHostKernel(void **params);
+
+/*===------------------------------------------------------------------===*\
+|* Artifacts: compiled programs (shared objects made by gp-compile)       *|
+\*===------------------------------------------------------------------===*/
+
+typedef struct gpRtArtifact gpRtArtifact;
+
+/* One argument or result of an entry point. */
+typedef struct gpRtValueInfo {
+  int32_t isBuffer;        /* 1: a buffer (memref); 0: an index value */
+  const char *elementType; /* "f32", "i64", "i1", ... (buffers) */
+  int32_t rank;
+  const int64_t *shape;    /* rank sizes; -1 where dynamic */
+  const char *device;      /* "cuda:0", "cpu", "meta" (buffers) */
+} gpRtValueInfo;
+
+typedef struct gpRtEntryInfo {
+  const char *name;
+  int32_t numArgs;
+  const gpRtValueInfo *args;
+  int32_t numResults;
+  const gpRtValueInfo *results;
+} gpRtEntryInfo;
+
+/* Loads an artifact and creates its program on `backend` and `device`: the
+ * partition table, arenas, generators and seed come from the artifact, so
+ * a loaded artifact behaves as the program compiled afresh. The artifact's
+ * target must suit the backend (host artifacts run on host, cuda ones on
+ * cuda). */
+gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
+                            int32_t device, gpRtArtifact **artifact);
+/* Destroys the program and unloads the shared object. */
+gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
+                                  gpRtProgram **program);
+/* "host" or "cuda". */
+const char *gpRtArtifactTarget(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact, int32_t index,
+                                    gpRtPartitionInfo *info);
+int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact);
+int32_t gpRtArtifactNumEntries(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact, int32_t index,
+                                gpRtEntryInfo *info);
+/* The index of the entry point named `name` (the source function's name). */
+gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
+                                 int32_t *index);
+/* Calls entry `index` on the calling thread: args[i] points to the i-th
+ * argument (a gpRtMemRef for buffers, an int64_t for index values);
+ * results[i] to storage for the i-th result, filled in. Buffers returned
+ * live in the program's memory until the entry runs again on this thread. */
+gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
+                            void **args, void **results);
 
 /*===------------------------------------------------------------------===*\
 |* Statistics and logs                                                    *|

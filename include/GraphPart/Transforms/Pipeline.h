@@ -43,12 +43,33 @@ struct GraphPartPipelineOptions
       *this, "debug",
       llvm::cl::desc("Check the memory plan with gp-verify-plan"),
       llvm::cl::init(false)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("After planning, lower to the LLVM dialect for this "
+                     "runtime target: host (kernels as CPU loops) or cuda "
+                     "(kernels compiled to sm_90 cubins); empty stops after "
+                     "planning"),
+      llvm::cl::init("")};
+  Option<std::string> cudaChip{*this, "cuda-chip",
+                               llvm::cl::desc("GPU architecture for "
+                                              "target=cuda"),
+                               llvm::cl::init("sm_90")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice bitcode linked into cuda kernels (math)"),
+      llvm::cl::init("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")};
 };
 
 /// Reorder (optional), partition, plan memory, and (with `debug`) check the
 /// plan: the front half of GraphPart, before lowering.
 void buildGraphPartPipeline(OpPassManager &pm,
                             const GraphPartPipelineOptions &options);
+
+/// The lowering that `target` adds: for cuda, kernels to cubins; then the
+/// program onto the runtime (convert-gp-to-runtime) and everything to the
+/// LLVM dialect, ready for mlir-translate --mlir-to-llvmir.
+void buildRuntimeLowering(OpPassManager &pm,
+                          const GraphPartPipelineOptions &options);
 
 /// Registers `--gp-pipeline`.
 void registerGraphPartPipeline();

@@ -1,0 +1,288 @@
+//===- Artifact.cpp - load compiled programs ------------------------------===//
+//
+// An artifact is a shared object made by gp-compile: entry points
+// `gp_entry_<name>`, partition bodies, kernels (host functions, or cubins
+// held as constants), and `gp_manifest`, a text description read here:
+//
+//   graphpart-artifact 1
+//   target host|cuda
+//   arena <bytes>            device arena (all functions' regions)
+//   host-arena <bytes>
+//   generators <n>
+//   seed <n>
+//   partition <index> capturable|eager <shape-key length> <reasons|->
+//   entry <name> <#args> <#results>
+//   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
+//   arg|result index
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeInternal.h"
+
+#include <dlfcn.h>
+#include <memory>
+#include <sstream>
+
+using namespace gp::rt;
+
+namespace {
+struct Value {
+  bool isBuffer = false;
+  std::string elementType, device;
+  std::vector<int64_t> shape;
+};
+struct Entry {
+  std::string name;
+  std::vector<Value> args, results;
+  std::vector<gpRtValueInfo> argInfos, resultInfos;
+  gpRtStatus (*function)(gpRtProgram *, void **, void **) = nullptr;
+};
+} // namespace
+
+struct gpRtArtifact {
+  void *library = nullptr;
+  std::string target;
+  int64_t arenaBytes = 0, hostArenaBytes = 0;
+  int32_t generators = 0;
+  uint64_t seed = 0;
+  std::vector<gpRtPartitionInfo> partitions;
+  std::vector<std::string> reasons;
+  std::vector<Entry> entries;
+  gpRtProgram *program = nullptr;
+
+  ~gpRtArtifact() {
+    if (program)
+      gpRtProgramDestroy(program);
+    if (library)
+      dlclose(library);
+  }
+};
+
+static gpRtStatus parseValue(std::istringstream &line, Value &value,
+                             const std::string &text) {
+  std::string kind;
+  line >> kind;
+  if (kind == "index")
+    return GP_RT_SUCCESS;
+  if (kind != "memref")
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "artifact manifest: bad value line '" + text + "'");
+  value.isBuffer = true;
+  int rank = -1;
+  line >> value.elementType >> rank;
+  if (rank < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "artifact manifest: bad rank in '" + text + "'");
+  for (int i = 0; i < rank; ++i) {
+    std::string dim;
+    line >> dim;
+    value.shape.push_back(dim == "?" ? -1 : std::stoll(dim));
+  }
+  line >> value.device;
+  if (!line)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "artifact manifest: truncated line '" + text + "'");
+  return GP_RT_SUCCESS;
+}
+
+static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
+  std::istringstream lines(text);
+  std::string header;
+  std::getline(lines, header);
+  if (header != "graphpart-artifact 1")
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "not a GraphPart artifact manifest (version 1)");
+  std::string text_;
+  Entry *entry = nullptr;
+  while (std::getline(lines, text_)) {
+    std::istringstream line(text_);
+    std::string key;
+    line >> key;
+    if (key == "target") {
+      line >> artifact.target;
+    } else if (key == "arena") {
+      line >> artifact.arenaBytes;
+    } else if (key == "host-arena") {
+      line >> artifact.hostArenaBytes;
+    } else if (key == "generators") {
+      line >> artifact.generators;
+    } else if (key == "seed") {
+      line >> artifact.seed;
+    } else if (key == "partition") {
+      int index = 0, keyLength = 0;
+      std::string kind, reasons;
+      line >> index >> kind >> keyLength;
+      std::getline(line >> std::ws, reasons);
+      artifact.partitions.push_back({kind == "capturable" ? 1 : 0, keyLength,
+                                     nullptr});
+      artifact.reasons.push_back(reasons == "-" ? "" : reasons);
+    } else if (key == "entry") {
+      artifact.entries.emplace_back();
+      entry = &artifact.entries.back();
+      line >> entry->name;
+    } else if (key == "arg" || key == "result") {
+      if (!entry)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: value before any entry");
+      Value value;
+      if (gpRtStatus status = parseValue(line, value, text_))
+        return status;
+      (key == "arg" ? entry->args : entry->results).push_back(value);
+    } else if (!key.empty()) {
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "artifact manifest: unknown line '" + text_ + "'");
+    }
+  }
+  for (size_t i = 0; i < artifact.partitions.size(); ++i)
+    artifact.partitions[i].reasons = artifact.reasons[i].c_str();
+  for (Entry &e : artifact.entries) {
+    for (auto [values, infos] :
+         {std::pair{&e.args, &e.argInfos}, std::pair{&e.results, &e.resultInfos}})
+      for (Value &v : *values)
+        infos->push_back({v.isBuffer ? 1 : 0, v.elementType.c_str(),
+                          static_cast<int32_t>(v.shape.size()),
+                          v.shape.data(), v.device.c_str()});
+  }
+  return GP_RT_SUCCESS;
+}
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
+                                         gpRtBackend backend, int32_t device,
+                                         gpRtArtifact **result) {
+  if (!path || !result)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactLoad: null");
+  auto artifact = std::make_unique<gpRtArtifact>();
+  // RTLD_LOCAL: several artifacts may be loaded at once.
+  artifact->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!artifact->library)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("cannot load artifact '") + path + "': " +
+                    dlerror());
+  auto *manifest =
+      static_cast<const char *>(dlsym(artifact->library, "gp_manifest"));
+  if (!manifest)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("'") + path +
+                    "' is not a GraphPart artifact (no gp_manifest)");
+  if (gpRtStatus status = parseManifest(*artifact, manifest))
+    return status;
+  for (Entry &entry : artifact->entries) {
+    std::string symbol = "gp_entry_" + entry.name;
+    entry.function = reinterpret_cast<decltype(entry.function)>(
+        dlsym(artifact->library, symbol.c_str()));
+    if (!entry.function)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  std::string("artifact '") + path + "' lacks " + symbol);
+  }
+  bool cudaArtifact = artifact->target == "cuda";
+  if (cudaArtifact != (backend == GP_RT_BACKEND_CUDA))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("artifact '") + path + "' was compiled for " +
+                    artifact->target + " and cannot run on the " +
+                    gpRtBackendName(backend) +
+                    " backend (compile with target=" +
+                    gpRtBackendName(backend) + ")");
+  std::string name = artifact->entries.empty()
+                         ? std::string("program")
+                         : artifact->entries.front().name;
+  gpRtProgramInfo info{name.c_str(),
+                       static_cast<int32_t>(artifact->partitions.size()),
+                       artifact->partitions.data(),
+                       artifact->arenaBytes,
+                       artifact->generators,
+                       artifact->seed,
+                       artifact->hostArenaBytes};
+  if (gpRtStatus status =
+          gpRtProgramCreate(&info, backend, device, &artifact->program))
+    return status;
+  *result = artifact.release();
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact) {
+  if (!artifact)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactUnload: null");
+  delete artifact;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
+                                               gpRtProgram **program) {
+  if (!artifact || !program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactGetProgram: null");
+  *program = artifact->program;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT const char *gpRtArtifactTarget(gpRtArtifact *artifact) {
+  return artifact ? artifact->target.c_str() : nullptr;
+}
+
+GP_RT_EXPORT int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact) {
+  return artifact ? static_cast<int32_t>(artifact->partitions.size()) : 0;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact,
+                                                 int32_t index,
+                                                 gpRtPartitionInfo *info) {
+  if (!artifact || !info || index < 0 ||
+      index >= static_cast<int32_t>(artifact->partitions.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactGetPartition: null or no such partition");
+  *info = artifact->partitions[index];
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT int32_t gpRtArtifactNumEntries(gpRtArtifact *artifact) {
+  return artifact ? static_cast<int32_t>(artifact->entries.size()) : 0;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact,
+                                             int32_t index,
+                                             gpRtEntryInfo *info) {
+  if (!artifact || !info || index < 0 ||
+      index >= static_cast<int32_t>(artifact->entries.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactGetEntry: null or no such entry");
+  const Entry &entry = artifact->entries[index];
+  *info = {entry.name.c_str(), static_cast<int32_t>(entry.argInfos.size()),
+           entry.argInfos.data(),
+           static_cast<int32_t>(entry.resultInfos.size()),
+           entry.resultInfos.data()};
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact,
+                                              const char *name,
+                                              int32_t *index) {
+  if (!artifact || !name || !index)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactFindEntry: null");
+  std::string names;
+  for (size_t i = 0; i < artifact->entries.size(); ++i) {
+    if (artifact->entries[i].name == name) {
+      *index = i;
+      return GP_RT_SUCCESS;
+    }
+    names += (i ? ", " : "") + artifact->entries[i].name;
+  }
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string("no entry '") + name + "' (entries: " + names + ")");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact,
+                                         int32_t index, void **args,
+                                         void **results) {
+  if (!artifact || index < 0 ||
+      index >= static_cast<int32_t>(artifact->entries.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactCall: null artifact or no such entry");
+  const Entry &entry = artifact->entries[index];
+  if ((!entry.args.empty() && !args) || (!entry.results.empty() && !results))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactCall: null arguments or results");
+  return entry.function(artifact->program, args, results);
+}
+
+} // extern "C"
