@@ -26,7 +26,11 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gp_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gp-opt", "gp-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["gp-opt", "gp-run", "gp-compile"], tool_dirs)
+# The examples' custom ops (gp-run --extern-lib).
+config.substitutions.append(
+    ("%gp_example_externs",
+     os.path.join(config.gp_obj_root, "lib", "libgpexampleexterns.so")))
 # Upstream's mlir-opt, for loading GraphPart as a plugin.
 llvm_config.add_tool_substitutions(["mlir-opt"], [config.llvm_tools_dir])
 config.substitutions.append(

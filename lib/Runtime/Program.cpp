@@ -171,6 +171,7 @@ struct DynamicMemory {
   explicit DynamicMemory(const CudaDriver *driver) : driver(driver) {}
   DynamicMemory(const DynamicMemory &) = delete;
   ~DynamicMemory() {
+    releaseSpare();
     for (auto [pointer, bytes] : blocks) {
       if (driver)
         driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(pointer));
@@ -180,8 +181,37 @@ struct DynamicMemory {
     }
   }
 
+  /// Blocks of an earlier run, handed out again (in order, when they fit)
+  /// so a partition's run-time-sized outputs keep their addresses from run
+  /// to run: a captured partition reading them then keeps replaying.
+  std::vector<std::pair<void *, int64_t>> spare;
+
+  /// Makes the blocks given out so far spare for the next run.
+  void recycle() {
+    releaseSpare();
+    spare = std::move(blocks);
+    blocks.clear();
+  }
+  void releaseSpare() {
+    for (auto [pointer, bytes] : spare) {
+      if (driver)
+        driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(pointer));
+      else
+        std::free(pointer);
+      livePoolBytes -= bytes;
+    }
+    spare.clear();
+  }
+
   gpRtStatus allocate(int64_t bytes, void *&pointer) {
     int64_t rounded = std::max<int64_t>((bytes + 255) / 256 * 256, 256);
+    for (auto it = spare.begin(); it != spare.end(); ++it)
+      if (it->second >= rounded) {
+        pointer = it->first;
+        blocks.push_back(*it);
+        spare.erase(it);
+        return GP_RT_SUCCESS;
+      }
     if (driver) {
       CudaDriver::DevicePtr device = 0;
       if (gpRtStatus status =
@@ -1102,8 +1132,24 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtLaunchHostKernel: null stream, kernel or parameters");
   if (gpRtStatus status =
-          checkStream(stream, "gpRtLaunchHostKernel", GP_RT_BACKEND_HOST))
+          checkStream(stream, "gpRtLaunchHostKernel", std::nullopt))
     return status;
+  if (stream->backend == GP_RT_BACKEND_CUDA) {
+    // A cpu kernel of a cuda program: host work, run in stream order (after
+    // the queued device work) and never inside a capture.
+    if (stream->capturing)
+      return fail(GP_RT_ERROR_NOT_CAPTURED,
+                  "gpRtLaunchHostKernel: a host kernel cannot be captured "
+                  "into a CUDA graph");
+    const CudaDriver *driver = nullptr;
+    if (gpRtStatus status = CudaDriver::get(driver))
+      return status;
+    if (gpRtStatus status = driver->check(
+            driver->cuStreamSynchronize(stream->cuStream), "cuStreamSynchronize"))
+      return status;
+    kernel(params);
+    return GP_RT_SUCCESS;
+  }
   if (!stream->recording) {
     kernel(params);
     return GP_RT_SUCCESS;
@@ -1156,16 +1202,21 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
   // Runs the body now. Memory for run-time sizes lives until the next eager
   // run of the partition: the body's outputs may be read after it returns.
   auto runNow = [&](std::vector<int64_t> *recordSizes) -> gpRtStatus {
-    if (state.lastRunMemory && !state.lastRunMemory->blocks.empty())
-      // Queued work may still use the memory about to be released.
+    if (!state.lastRunMemory)
+      state.lastRunMemory = std::make_unique<DynamicMemory>(program->driver);
+    DynamicMemory &memory = *state.lastRunMemory;
+    if (!memory.blocks.empty()) {
+      // Queued work may still use the memory about to be reused.
       if (gpRtStatus sync = device.synchronize(stream))
         return sync;
-    state.lastRunMemory = std::make_unique<DynamicMemory>(program->driver);
-    stream.fresh = state.lastRunMemory.get();
+      memory.recycle();
+    }
+    stream.fresh = &memory;
     stream.sizes = recordSizes;
     gpRtStatus status = body(&stream, userData);
     stream.fresh = nullptr;
     stream.sizes = nullptr;
+    memory.releaseSpare(); // What this run did not need.
     return status;
   };
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {

@@ -39,6 +39,7 @@ void printUsage(FILE *out) {
       "  --warmup W            untimed calls first (default 1)\n"
       "  --iterations N        timed calls (default 10)\n"
       "  --check               compare with an eager run of the program\n"
+      "  --no-capture          run every partition eagerly (a baseline)\n"
       "  --rtol R --atol A     float tolerance for --check (1e-5, 1e-6)\n"
       "  --output PATH.npy     write the results (PATH.N.npy when several)\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
@@ -478,7 +479,7 @@ int main(int argc, char **argv) {
   int64_t warmup = 1, iterations = 10;
   uint64_t seed = 0;
   double rtol = 1e-5, atol = 1e-6;
-  bool doCheck = false, printPartitions = false;
+  bool doCheck = false, printPartitions = false, noCapture = false;
   if (argc < 2) {
     printUsage(stderr);
     return 2;
@@ -528,6 +529,8 @@ int main(int argc, char **argv) {
       iterations = number();
     } else if (arg == "--check") {
       doCheck = true;
+    } else if (arg == "--no-capture") {
+      noCapture = true;
     } else if (arg == "--rtol") {
       rtol = real();
     } else if (arg == "--atol") {
@@ -574,6 +577,8 @@ int main(int argc, char **argv) {
       gpRtArtifactUnload(probe);
   }
   run.load(path, backend, device, entryName);
+  if (noCapture)
+    check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
 
   if (printPartitions) {
     int32_t count = gpRtArtifactNumPartitions(run.artifact);
@@ -618,7 +623,7 @@ int main(int argc, char **argv) {
   std::vector<Array> results;
   if (doCheck) {
     // The captured run from the original inputs (replays: same addresses),
-    // then an eager run of a second instance from the same inputs.
+    // then an eager instance's run, at the same call, from the same inputs.
     run.upload(inputs);
     run.call();
     results = run.fetch();
@@ -626,6 +631,12 @@ int main(int argc, char **argv) {
     eager.load(path, backend, device, run.info.name);
     check(gpRtProgramSetCaptureEnabled(eager.program, 0), "eager run");
     eager.place(inputs);
+    // As many calls as the captured instance made, so stateful programs
+    // (RNG offsets advance per call) are compared at the same call.
+    for (int64_t i = 0; i < warmup + iterations; ++i) {
+      eager.upload(inputs);
+      eager.call();
+    }
     eager.upload(inputs);
     eager.call();
     int64_t mismatches = compare(results, eager.fetch(), rtol, atol);

@@ -144,7 +144,9 @@ gpRtStatus gpRtRunPartition(gpRtProgram *program, int32_t partition,
 typedef void (*gpRtHostKernel)(void **params);
 
 /* Launches a host kernel on `stream`. While capturing, the launch and a copy
- * of its parameter values (paramSizes[i] bytes each) are recorded. A stream
+ * of its parameter values (paramSizes[i] bytes each) are recorded. On the
+ * cuda backend it is a cpu kernel: it runs after the stream's queued work,
+ * and inside a capture it fails with GP_RT_ERROR_NOT_CAPTURED. A stream
  * belongs to the thread running the partition: a launch from another thread
  * fails with GP_RT_ERROR_WRONG_THREAD. */
 gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream, gpRtHostKernel kernel,

@@ -739,8 +739,11 @@ LogicalResult Lowering::lowerBodyOp(Operation *op, IRMapping &mapping,
     mapping.map(op->getResult(0), value);
     return success();
   }
-  if (op->hasTrait<OpTrait::ConstantLike>() ||
-      isa<arith::ArithDialect>(op->getDialect())) {
+  // Host-side arithmetic (launch configurations from convert-gp-to-gpu).
+  if (op->getNumRegions() == 0 &&
+      (op->hasTrait<OpTrait::ConstantLike>() ||
+       isa<arith::ArithDialect, affine::AffineDialect>(op->getDialect()) ||
+       isa<memref::DimOp>(op))) {
     builder.clone(*op, mapping);
     return success();
   }

@@ -1,0 +1,59 @@
+// RUN: gp-opt %s --gp-pipeline --convert-gp-to-runtime --split-input-file | FileCheck %s
+
+// A function becomes an entry point; each partition an outlined body run
+// through gpRtRunPartitionWithResults with its index inputs as the shape
+// key; kernels host functions launched by the runtime; the manifest
+// describes partitions, arenas and signatures.
+
+// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 1\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Apartition 0 capturable 1 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
+// CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: call @gpRtProgramArena
+// CHECK: %[[BODY:.*]] = constant @gp_partition_scale_0 : (!llvm.ptr, !llvm.ptr) -> i32
+// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: return %{{.*}} : i32
+// CHECK-LABEL: func.func private @gp_partition_scale_0(
+// CHECK: call @gpRtAllocate
+// CHECK: call @gpRtLaunchHostKernel
+// CHECK-LABEL: func.func private @gp_kernel_double_0(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>)
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func private @gp_kernel_double_0_packed(%{{.*}}: !llvm.ptr)
+// CHECK: call @gp_kernel_double_0
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0) -> (d0)>
+func.func @scale(%x: memref<?xf32, #cuda0>, %n: index) -> memref<?xf32, #cuda0> {
+  %s = gp.symint "s0" = %n {hint = 4 : i64}
+  %y = gp.buffer.alloc(%s) : memref<?xf32, #cuda0>
+  gp.kernel "double" ins(%x : memref<?xf32, #cuda0>) outs(%y : memref<?xf32, #cuda0>) {
+  ^bb0(%in: memref<?xf32, #cuda0>, %out: memref<?xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%in : memref<?xf32, #cuda0>) outs(%out : memref<?xf32, #cuda0>) {
+    ^bb0(%a: f32, %unused: f32):
+      %r = arith.addf %a, %a : f32
+      linalg.yield %r : f32
+    }
+  }
+  return %y : memref<?xf32, #cuda0>
+}
+
+// -----
+
+// Fallbacks call the extern registry with descriptors (results of static
+// shape allocated first); copies become gpRtCopy with their direction
+// (2: program to host); the eager partition's reasons reach the manifest.
+
+// CHECK-LABEL: @gp_manifest
+// CHECK-SAME: eager 0 device copy
+// CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
+// CHECK: call @gpRtAllocate
+// CHECK: call @gpRtCallExtern
+// CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
+// CHECK: %[[KIND:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: call @gpRtCopy(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[KIND]])
+#cuda0 = #gp.device<cuda:0>
+#cpu = #gp.device<cpu>
+func.func @roundtrip(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
+  %r = gp.fallback "mylib::op"(%x) : (memref<4xf32, #cuda0>) -> memref<4xf32, #cuda0>
+  %h = gp.buffer.alloc() : memref<4xf32, #cpu>
+  gp.copy %r, %h : memref<4xf32, #cuda0> to memref<4xf32, #cpu>
+  return %h : memref<4xf32, #cpu>
+}

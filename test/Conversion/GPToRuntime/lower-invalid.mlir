@@ -1,0 +1,25 @@
+// RUN: gp-opt %s --convert-gp-to-runtime --split-input-file -verify-diagnostics
+
+// Lowering expects a partitioned program (gp-pipeline first).
+#cuda0 = #gp.device<cuda:0>
+func.func @unpartitioned(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cuda0> {
+  // expected-error @+1 {{cannot lower 'gp.buffer.alloc' outside a partition (run gp-pipeline first)}}
+  %y = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  return %y : memref<4xf32, #cuda0>
+}
+
+// -----
+
+// Entry points take buffers and index values only.
+// expected-error @+1 {{argument 0 has type 'f32'; entry points take buffers and index values}}
+func.func @scalar_argument(%x: f32) {
+  return
+}
+
+// -----
+
+// RUN: not gp-opt %s --convert-gp-to-runtime=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: convert-gp-to-runtime: target must be host or cuda, not 'tpu'
+func.func @f() {
+  return
+}
