@@ -426,12 +426,6 @@ LogicalResult Lowering::lowerFunction(func::FuncOp function) {
         else if (!arena.getDevice().isMeta())
           deviceBytes = std::max(deviceBytes, arena.getSize());
       }
-  bool hasDynamicAllocs = false;
-  function.walk([&](BufferAllocOp alloc) {
-    if (!alloc.getOffset())
-      hasDynamicAllocs = true;
-  });
-  (void)hasDynamicAllocs;
   function.walk([&](RngStateOp state) {
     deviceBytes = (deviceBytes + 15) / 16 * 16;
     state->setAttr("gp.rng_slot", builder.getI64IntegerAttr(deviceBytes));
