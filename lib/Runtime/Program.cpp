@@ -807,25 +807,25 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
   return GP_RT_SUCCESS;
 }
 
-GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
+/// The calling thread's device arena or host arena.
+static gpRtStatus threadArena(gpRtProgram *program, void **base, bool host,
+                              const char *what) {
   if (!program || !base)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramArena: null");
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");
   ThreadContext *context = nullptr;
   if (gpRtStatus status = program->context(context))
     return status;
-  *base = context->arena;
+  *base = host ? context->hostArena : context->arena;
   return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base) {
+  return threadArena(program, base, /*host=*/false, "gpRtProgramArena");
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramHostArena(gpRtProgram *program,
                                              void **base) {
-  if (!program || !base)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramHostArena: null");
-  ThreadContext *context = nullptr;
-  if (gpRtStatus status = program->context(context))
-    return status;
-  *base = context->hostArena;
-  return GP_RT_SUCCESS;
+  return threadArena(program, base, /*host=*/true, "gpRtProgramHostArena");
 }
 
 /// A launch or allocation on `stream` must come from the thread running it
@@ -1189,9 +1189,16 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
                 "gpRtRunPartition: partition " + std::to_string(partition) +
                     " needs a shape key");
   std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
-  std::string where = program->name + ": partition " +
-                      std::to_string(partition) + " shape " +
-                      describeKey(key);
+  // Messages name the partition and key; built only when needed, so a
+  // replay with logging off formats nothing.
+  auto where = [&] {
+    return program->name + ": partition " + std::to_string(partition) +
+           " shape " + describeKey(key);
+  };
+  auto note = [&](const std::string &what) {
+    if (logEnabled(GP_RT_LOG_CUDAGRAPHS))
+      log(GP_RT_LOG_CUDAGRAPHS, where() + ": " + what);
+  };
 
   ThreadContext *context = nullptr;
   if (gpRtStatus status = program->context(context))
@@ -1222,10 +1229,10 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {
     if (program->orError)
       return fail(GP_RT_ERROR_NOT_CAPTURED,
-                  where + " would run uncaptured (" + why +
+                  where() + " would run uncaptured (" + why +
                       ") and or-error mode is on");
     program->count(&gpRtStats::eagerRuns);
-    log(GP_RT_LOG_CUDAGRAPHS, where + ": eager run: " + why);
+    note("eager run: " + why);
     return runNow(nullptr);
   };
   if (!info.capturable)
@@ -1238,11 +1245,12 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     return runEagerly("shape not in the capture sizes");
 
   KeyState &keyState = state.keys[key];
-  std::vector<void *> inputAddresses(inputs, inputs + numInputs);
-  if (keyState.graph && keyState.inputs != inputAddresses) {
+  if (keyState.graph && !std::equal(keyState.inputs.begin(),
+                                    keyState.inputs.end(), inputs,
+                                    inputs + numInputs)) {
     // The graph holds other input addresses: record it again (it keeps the
     // key's pool and counts as a capture, usually an in-place update).
-    log(GP_RT_LOG_CUDAGRAPHS, where + ": inputs moved; re-capturing");
+    note("inputs moved; re-capturing");
     keyState.graph.reset();
     keyState.executable = nullptr;
     keyState.warmups = std::max<int64_t>(keyState.warmups,
@@ -1252,7 +1260,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     if (keyState.warmups < program->warmupRuns) {
       ++keyState.warmups;
       program->count(&gpRtStats::warmupRuns);
-      log(GP_RT_LOG_CUDAGRAPHS, where + ": warm-up run");
+      note("warm-up run");
       keyState.allocationSizes.clear();
       return runNow(&keyState.allocationSizes);
     }
@@ -1282,11 +1290,11 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       return endStatus;
     keyState.graph = std::move(graph);
     keyState.pool = std::move(pool);
-    keyState.inputs = inputAddresses;
+    keyState.inputs.assign(inputs, inputs + numInputs);
     const uint8_t *written = static_cast<const uint8_t *>(results);
     keyState.results.assign(written, written + resultBytes);
     program->count(&gpRtStats::captures);
-    log(GP_RT_LOG_CUDAGRAPHS, where + ": captured");
+    note("captured");
     bool newShape = !keyState.everCaptured;
     keyState.everCaptured = true;
     if (newShape && ++state.recordedShapes > program->shapeWarningLimit) {
@@ -1318,7 +1326,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       if (previous != state.holder.end())
         state.keys[previous->second].executable = nullptr;
       program->count(&gpRtStats::updates);
-      log(GP_RT_LOG_CUDAGRAPHS, where + ": updated an executable in place");
+      note("updated an executable in place");
     } else {
       std::unique_ptr<Executable> made;
       if (gpRtStatus status = device.instantiate(*keyState.graph, made))
@@ -1326,7 +1334,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       chosen = made.get();
       state.executables.push_back(std::move(made));
       program->count(&gpRtStats::instantiations);
-      log(GP_RT_LOG_CUDAGRAPHS, where + ": instantiated");
+      note("instantiated");
     }
     state.holder[chosen] = key;
     keyState.executable = chosen;
@@ -1337,7 +1345,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       static_cast<int64_t>(keyState.results.size()) == resultBytes)
     std::memcpy(results, keyState.results.data(), resultBytes);
   program->count(&gpRtStats::replays);
-  log(GP_RT_LOG_CUDAGRAPHS, where + ": replayed");
+  note("replayed");
   return GP_RT_SUCCESS;
 }
 

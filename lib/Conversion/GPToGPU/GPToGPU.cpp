@@ -33,15 +33,6 @@ using namespace mlir::gp;
 
 static constexpr llvm::StringLiteral kKernelModuleName = "gp_kernels";
 
-/// `type` without its memory space, if it is a memref.
-static Type stripMemorySpace(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.getMemorySpace())
-    return type;
-  return MemRefType::get(memref.getShape(), memref.getElementType(),
-                         memref.getLayout());
-}
-
 namespace {
 struct ConvertGPToGPUPass
     : public mlir::gp::impl::ConvertGPToGPUPassBase<ConvertGPToGPUPass> {

@@ -46,14 +46,6 @@ enum ContextSlot : int64_t {
   kContextFirstInput = 4
 };
 
-Type stripMemorySpace(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.getMemorySpace())
-    return type;
-  return MemRefType::get(memref.getShape(), memref.getElementType(),
-                         memref.getLayout());
-}
-
 int64_t elementBytes(MemRefType type) {
   return getElementByteSize(type.getElementType()).value_or(1);
 }
@@ -315,7 +307,7 @@ private:
 
   LogicalResult lowerFunction(func::FuncOp function);
   LogicalResult lowerTopLevelOp(Operation *op, IRMapping &mapping,
-                                Value program);
+                                Value program, Value deviceArena);
   LogicalResult lowerPartition(PartitionOp partition, IRMapping &mapping,
                                Value program, Value deviceArena,
                                Value hostArena);
@@ -375,7 +367,7 @@ LogicalResult Lowering::lowerSymbolicSize(Operation *op, IRMapping &mapping) {
 }
 
 LogicalResult Lowering::lowerTopLevelOp(Operation *op, IRMapping &mapping,
-                                        Value program) {
+                                        Value program, Value deviceArena) {
   Location loc = op->getLoc();
   if (succeeded(lowerSymbolicSize(op, mapping)))
     return success();
@@ -385,16 +377,9 @@ LogicalResult Lowering::lowerTopLevelOp(Operation *op, IRMapping &mapping,
       return op->emitError("unknown RNG generator @") << state.getGenerator();
     // The state's slot: 16 bytes of the function's device arena, past the
     // planned buffers (reserved in lowerFunction).
-    Value arena;
-    {
-      Value base = stackSlot(loc, ptrType);
-      callChecked(loc, "gpRtProgramArena", {program, base});
-      arena = load(loc, ptrType, base);
-    }
-    int64_t slotOffset = deviceArenaBase + state->getAttrOfType<IntegerAttr>(
-                                               "gp.rng_slot")
-                                               .getInt();
-    Value slot = gep(loc, i8, arena, slotOffset);
+    int64_t slotOffset =
+        state->getAttrOfType<IntegerAttr>("gp.rng_slot").getInt();
+    Value slot = gep(loc, i8, deviceArena, slotOffset);
     bool backward = state.getRole() == RngRole::backward;
     callChecked(loc, "gpRtRngState",
                 {program, constI32(loc, found->second),
@@ -492,7 +477,7 @@ LogicalResult Lowering::lowerFunction(func::FuncOp function) {
       func::ReturnOp::create(builder, loc, constI32(loc, 0));
       continue;
     }
-    if (failed(lowerTopLevelOp(&op, mapping, program)))
+    if (failed(lowerTopLevelOp(&op, mapping, program, deviceArena)))
       return failure();
   }
   return success();

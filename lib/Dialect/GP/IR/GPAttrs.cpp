@@ -39,6 +39,14 @@ DeviceAttr mlir::gp::getDevice(Type type) {
                 : DeviceAttr();
 }
 
+Type mlir::gp::stripMemorySpace(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.getMemorySpace())
+    return type;
+  return MemRefType::get(memref.getShape(), memref.getElementType(),
+                         memref.getLayout());
+}
+
 //===----------------------------------------------------------------------===//
 // DeviceAttr
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,9 @@
 namespace mlir::gp {
 /// The device of a buffer type, or null if `type` is not a gp buffer.
 DeviceAttr getDevice(Type type);
+/// `type` without its memory space if it is a memref (what kernels and the
+/// lowered host code see: plain pointers); other types unchanged.
+Type stripMemorySpace(Type type);
 } // namespace mlir::gp
 
 #endif // GRAPHPART_DIALECT_GP_IR_GPATTRS_H
