@@ -13,6 +13,7 @@
 #include "RuntimeInternal.h"
 
 #include <algorithm>
+#include <tuple>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -432,27 +433,71 @@ private:
   const CudaDriver *driver;
 };
 
-struct KeyState {
+/// What a partition has learnt about one shape key.
+struct ShapeState {
   int64_t warmups = 0;
-  /// Sizes the warm-up runs asked gpRtAllocate for, and the pool the
-  /// capture got for them (alive as long as the graph).
+  /// Sizes the warm-up runs asked gpRtAllocate for.
   std::vector<int64_t> allocationSizes;
+  bool captured = false; // Counted in recordedShapes.
+};
+
+/// A graph is recorded for a shape key and the addresses of the partition's
+/// input buffers, which the graph bakes in: inputs at other addresses get
+/// a graph of their own (usually an in-place update of an executable).
+struct GraphKey {
+  std::vector<int64_t> shape;
+  std::vector<void *> inputs;
+};
+/// A key as a replay sees it, looked up without copying.
+struct GraphKeyView {
+  const std::vector<int64_t> &shape;
+  void *const *inputs;
+  size_t numInputs;
+};
+struct GraphKeyLess {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A &a, const B &b) const {
+    if (a.shape != b.shape)
+      return a.shape < b.shape;
+    return std::lexicographical_compare(begin(a), end(a), begin(b), end(b));
+  }
+
+private:
+  static void *const *begin(const GraphKey &k) { return k.inputs.data(); }
+  static void *const *end(const GraphKey &k) {
+    return k.inputs.data() + k.inputs.size();
+  }
+  static void *const *begin(const GraphKeyView &k) { return k.inputs; }
+  static void *const *end(const GraphKeyView &k) {
+    return k.inputs + k.numInputs;
+  }
+};
+
+struct KeyState {
+  /// The pool the capture got for the shape's run-time sizes (alive as long
+  /// as the graph).
   std::unique_ptr<DynamicMemory> pool;
   std::unique_ptr<Captured> graph;
   Executable *executable = nullptr;
   /// What the capture's body handed back to its caller, written back on
-  /// every replay, and the input addresses the graph was recorded with.
+  /// every replay.
   std::vector<uint8_t> results;
-  std::vector<void *> inputs;
-  bool everCaptured = false; // A re-capture is not a new shape.
+  int64_t lastUse = 0;
 };
 
+/// Graphs kept per shape key for different input addresses; beyond this the
+/// least recently used is dropped.
+constexpr size_t kMaxAddressVariants = 8;
+
 struct PartitionState {
-  std::map<std::vector<int64_t>, KeyState> keys;
+  std::map<std::vector<int64_t>, ShapeState> shapes;
+  std::map<GraphKey, KeyState, GraphKeyLess> keys;
   std::vector<std::unique_ptr<Executable>> executables;
   /// Which key each executable currently holds.
-  std::map<Executable *, std::vector<int64_t>> holder;
+  std::map<Executable *, GraphKey> holder;
   int64_t recordedShapes = 0;
+  int64_t uses = 0;
   /// Memory for run-time sizes of the last eager or warm-up run: its
   /// buffers may outlive the body (partition outputs), so it is kept until
   /// the partition runs eagerly again on this thread.
@@ -1158,6 +1203,26 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
                 "gpRtLaunchHostKernel");
 }
 
+/// Makes room for another graph of shape `shape`: drops its least recently
+/// used one once kMaxAddressVariants are kept. Its executable stays with
+/// the partition, free for in-place updates.
+static void dropOldestVariant(PartitionState &state,
+                              const std::vector<int64_t> &shape) {
+  size_t variants = 0;
+  auto oldest = state.keys.end();
+  for (auto it = state.keys.lower_bound(GraphKeyView{shape, nullptr, 0});
+       it != state.keys.end() && it->first.shape == shape; ++it) {
+    ++variants;
+    if (oldest == state.keys.end() || it->second.lastUse < oldest->second.lastUse)
+      oldest = it;
+  }
+  if (variants < kMaxAddressVariants)
+    return;
+  if (oldest->second.executable)
+    state.holder.erase(oldest->second.executable);
+  state.keys.erase(oldest);
+}
+
 GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
                                          int32_t partition,
                                          const int64_t *shapeKey,
@@ -1244,37 +1309,24 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
   if (!program->inCaptureSizes(key))
     return runEagerly("shape not in the capture sizes");
 
-  KeyState &keyState = state.keys[key];
-  if (keyState.graph && !std::equal(keyState.inputs.begin(),
-                                    keyState.inputs.end(), inputs,
-                                    inputs + numInputs)) {
-    // The graph holds other input addresses: record it again (it keeps the
-    // key's pool and counts as a capture, usually an in-place update).
-    note("inputs moved; re-capturing");
-    keyState.graph.reset();
-    keyState.executable = nullptr;
-    keyState.warmups = std::max<int64_t>(keyState.warmups,
-                                         program->warmupRuns);
-  }
-  if (!keyState.graph) {
-    if (keyState.warmups < program->warmupRuns) {
-      ++keyState.warmups;
+  auto found = state.keys.find(
+      GraphKeyView{key, inputs, static_cast<size_t>(numInputs)});
+  if (found == state.keys.end()) {
+    ShapeState &shape = state.shapes[key];
+    if (shape.warmups < program->warmupRuns) {
+      ++shape.warmups;
       program->count(&gpRtStats::warmupRuns);
       note("warm-up run");
-      keyState.allocationSizes.clear();
-      return runNow(&keyState.allocationSizes);
+      shape.allocationSizes.clear();
+      return runNow(&shape.allocationSizes);
     }
     // The key's pool: what the warm-up asked for, allocated before the
-    // capture (allocating while capturing is not allowed); kept when the
-    // key is re-captured.
-    std::unique_ptr<DynamicMemory> pool = std::move(keyState.pool);
-    if (!pool) {
-      pool = std::make_unique<DynamicMemory>(program->driver);
-      for (int64_t bytes : keyState.allocationSizes) {
-        void *pointer = nullptr;
-        if (gpRtStatus status = pool->allocate(bytes, pointer))
-          return status;
-      }
+    // capture (allocating while capturing is not allowed).
+    auto pool = std::make_unique<DynamicMemory>(program->driver);
+    for (int64_t bytes : shape.allocationSizes) {
+      void *pointer = nullptr;
+      if (gpRtStatus status = pool->allocate(bytes, pointer))
+        return status;
     }
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
@@ -1288,15 +1340,21 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       return bodyStatus; // The failed capture's graph is dropped.
     if (endStatus != GP_RT_SUCCESS)
       return endStatus;
-    keyState.graph = std::move(graph);
-    keyState.pool = std::move(pool);
-    keyState.inputs.assign(inputs, inputs + numInputs);
+    dropOldestVariant(state, key);
+    found = state.keys
+                .emplace(GraphKey{key, std::vector<void *>(
+                                           inputs, inputs + numInputs)},
+                         KeyState())
+                .first;
+    KeyState &made = found->second;
+    made.graph = std::move(graph);
+    made.pool = std::move(pool);
     const uint8_t *written = static_cast<const uint8_t *>(results);
-    keyState.results.assign(written, written + resultBytes);
+    made.results.assign(written, written + resultBytes);
     program->count(&gpRtStats::captures);
-    note("captured");
-    bool newShape = !keyState.everCaptured;
-    keyState.everCaptured = true;
+    note(shape.captured ? "captured for new input addresses" : "captured");
+    bool newShape = !shape.captured;
+    shape.captured = true;
     if (newShape && ++state.recordedShapes > program->shapeWarningLimit) {
       program->count(&gpRtStats::shapeWarnings);
       warn(program->name + ": partition " + std::to_string(partition) +
@@ -1308,10 +1366,17 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     }
   }
 
+  KeyState &keyState = found->second;
+  keyState.lastUse = ++state.uses;
   if (!keyState.executable) {
     // Update an executable of the same topology in place, if there is one.
+    // Not one held by this shape at other input addresses: those graphs
+    // take turns (a forward called on two batches), so each keeps its own.
     Executable *chosen = nullptr;
     for (std::unique_ptr<Executable> &executable : state.executables) {
+      auto held = state.holder.find(executable.get());
+      if (held != state.holder.end() && held->second.shape == key)
+        continue;
       bool updated = false;
       if (gpRtStatus status =
               device.tryUpdate(*executable, *keyState.graph, updated))
@@ -1323,8 +1388,11 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     }
     if (chosen) {
       auto previous = state.holder.find(chosen);
-      if (previous != state.holder.end())
-        state.keys[previous->second].executable = nullptr;
+      if (previous != state.holder.end()) {
+        auto holderKey = state.keys.find(previous->second);
+        if (holderKey != state.keys.end())
+          holderKey->second.executable = nullptr;
+      }
       program->count(&gpRtStats::updates);
       note("updated an executable in place");
     } else {
@@ -1336,7 +1404,7 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
       program->count(&gpRtStats::instantiations);
       note("instantiated");
     }
-    state.holder[chosen] = key;
+    state.holder[chosen] = found->first;
     keyState.executable = chosen;
   }
   if (gpRtStatus status = device.launch(*keyState.executable, stream))

@@ -98,10 +98,3 @@ extern "C" GP_RT_EXPORT void gpRtPhiloxUniform(uint64_t seed, uint64_t offset,
       out[block * 4 + i] = (counter[i] >> 8) * (1.0f / 16777216.0f);
   }
 }
-
-extern "C" GP_RT_EXPORT void gpRtRngFillUniformHostKernel(void **params) {
-  const uint64_t *state = *static_cast<const uint64_t **>(params[0]);
-  float *out = *static_cast<float **>(params[1]);
-  int64_t count = *static_cast<int64_t *>(params[2]);
-  gpRtPhiloxUniform(state[0], state[1], out, count);
-}

@@ -46,6 +46,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
 void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
                                     const GraphPartPipelineOptions &options) {
   bool cuda = options.target == "cuda";
+  pm.addPass(createGPExpandRngFillsPass());
   if (cuda) {
     pm.addPass(createConvertGPToGPUPass());
     GpuNVVMAttachTargetOptions attach;

@@ -28,7 +28,9 @@ void printUsage(FILE *out) {
       "usage: gp-run PROGRAM.so [options]\n"
       "       gp-run --list-backends | --version | --help\n"
       "\n"
-      "  --entry NAME          entry point (default: the first)\n"
+      "  --entry NAME          entry point (default: the first); repeat it\n"
+      "                        to make a step of several calls (forward,\n"
+      "                        backward), their inputs given in order\n"
       "  --input SPEC          one per argument, in order:\n"
       "                          8x256xf32=random   random values (--seed)\n"
       "                          2x2xf32=1.5        a constant\n"
@@ -383,60 +385,103 @@ Array download(gpRtProgram *program, const std::vector<uint8_t> &storage,
   return array;
 }
 
-/// One loaded artifact with its arguments placed.
+/// One call of an entry point in a step, with its arguments placed.
+struct Call {
+  int32_t entry = 0;
+  gpRtEntryInfo info{};
+  std::vector<Placed> args;
+  std::vector<std::vector<uint8_t>> results;
+};
+
+/// One loaded artifact and the calls that make one step (one entry, or a
+/// sequence such as forward then backward, on the same program so RNG
+/// states pair up).
 struct Session {
   gpRtArtifact *artifact = nullptr;
   gpRtProgram *program = nullptr;
-  int32_t entry = 0;
-  gpRtEntryInfo info{};
   bool cudaBackend = false;
-  std::vector<Placed> args;
-  std::vector<std::vector<uint8_t>> results;
+  std::vector<Call> calls;
 
   void load(const std::string &path, gpRtBackend backend, int32_t device,
-            const std::string &entryName) {
+            const std::vector<std::string> &entryNames) {
     check(gpRtArtifactLoad(path.c_str(), backend, device, &artifact),
           "load " + path);
     check(gpRtArtifactGetProgram(artifact, &program), "program");
     cudaBackend = backend == GP_RT_BACKEND_CUDA;
-    if (!entryName.empty())
-      check(gpRtArtifactFindEntry(artifact, entryName.c_str(), &entry),
-            "--entry");
-    check(gpRtArtifactGetEntry(artifact, entry, &info), "entry");
-    for (int32_t i = 0; i < info.numResults; ++i)
-      results.emplace_back(info.results[i].isBuffer
-                               ? GP_RT_MEMREF_BYTES(info.results[i].rank)
-                               : 8);
+    std::vector<std::string> names = entryNames;
+    if (names.empty())
+      names.push_back(""); // The first entry.
+    for (const std::string &name : names) {
+      Call call;
+      if (!name.empty())
+        check(gpRtArtifactFindEntry(artifact, name.c_str(), &call.entry),
+              "--entry");
+      check(gpRtArtifactGetEntry(artifact, call.entry, &call.info), "entry");
+      for (int32_t i = 0; i < call.info.numResults; ++i)
+        call.results.emplace_back(
+            call.info.results[i].isBuffer
+                ? GP_RT_MEMREF_BYTES(call.info.results[i].rank)
+                : 8);
+      calls.push_back(std::move(call));
+    }
+  }
+  /// Every call's argument descriptions, in order.
+  std::vector<gpRtValueInfo> argInfos() const {
+    std::vector<gpRtValueInfo> infos;
+    for (const Call &call : calls)
+      infos.insert(infos.end(), call.info.args,
+                   call.info.args + call.info.numArgs);
+    return infos;
+  }
+  std::string entryNames() const {
+    std::string names;
+    for (const Call &call : calls)
+      names += (names.empty() ? "" : ",") + std::string(call.info.name);
+    return names;
   }
   void place(const std::vector<Input> &inputs) {
-    for (int32_t i = 0; i < info.numArgs; ++i)
-      args.push_back(::place(program, inputs[i], info.args[i], cudaBackend));
+    size_t next = 0;
+    for (Call &call : calls)
+      for (int32_t i = 0; i < call.info.numArgs; ++i, ++next)
+        call.args.push_back(::place(program, inputs[next], call.info.args[i],
+                                    cudaBackend));
   }
   void upload(const std::vector<Input> &inputs) {
-    for (size_t i = 0; i < args.size(); ++i)
-      ::upload(program, args[i], inputs[i]);
+    size_t next = 0;
+    for (Call &call : calls)
+      for (Placed &arg : call.args)
+        ::upload(program, arg, inputs[next++]);
   }
-  void call() {
-    std::vector<void *> argPointers, resultPointers;
-    for (Placed &arg : args)
-      argPointers.push_back(arg.storage.data());
-    for (auto &result : results)
-      resultPointers.push_back(result.data());
-    check(gpRtArtifactCall(artifact, entry, argPointers.data(),
-                           resultPointers.data()),
-          std::string("run ") + info.name);
-    check(gpRtProgramSynchronize(program), "synchronize");
-  }
-  std::vector<Array> fetch() {
-    std::vector<Array> arrays;
-    for (int32_t i = 0; i < info.numResults; ++i)
-      arrays.push_back(download(program, results[i], info.results[i],
-                                cudaBackend));
-    return arrays;
+  /// Runs one step and returns the microseconds its calls took; with
+  /// `fetched`, brings each call's results back right after it (a later
+  /// call of the same entry reuses their memory), outside the timing.
+  double step(std::vector<Array> *fetched = nullptr) {
+    double micros = 0;
+    for (Call &call : calls) {
+      auto start = std::chrono::steady_clock::now();
+      std::vector<void *> argPointers, resultPointers;
+      for (Placed &arg : call.args)
+        argPointers.push_back(arg.storage.data());
+      for (auto &result : call.results)
+        resultPointers.push_back(result.data());
+      check(gpRtArtifactCall(artifact, call.entry, argPointers.data(),
+                             resultPointers.data()),
+            std::string("run ") + call.info.name);
+      check(gpRtProgramSynchronize(program), "synchronize");
+      micros += std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+      if (fetched)
+        for (int32_t i = 0; i < call.info.numResults; ++i)
+          fetched->push_back(download(program, call.results[i],
+                                      call.info.results[i], cudaBackend));
+    }
+    return micros;
   }
   ~Session() {
-    for (Placed &arg : args)
-      release(program, arg);
+    for (Call &call : calls)
+      for (Placed &arg : call.args)
+        release(program, arg);
     if (artifact)
       gpRtArtifactUnload(artifact);
   }
@@ -473,8 +518,8 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string path, entryName, output, backendName;
-  std::vector<std::string> inputSpecs, externLibs;
+  std::string path, output, backendName;
+  std::vector<std::string> inputSpecs, externLibs, entryNames;
   int32_t device = 0;
   int64_t warmup = 1, iterations = 10;
   uint64_t seed = 0;
@@ -516,7 +561,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--list-backends") {
       return listBackends();
     } else if (arg == "--entry") {
-      entryName = value();
+      entryNames.push_back(value());
     } else if (arg == "--input") {
       inputSpecs.push_back(value());
     } else if (arg == "--backend") {
@@ -576,7 +621,7 @@ int main(int argc, char **argv) {
     if (probe)
       gpRtArtifactUnload(probe);
   }
-  run.load(path, backend, device, entryName);
+  run.load(path, backend, device, entryNames);
   if (noCapture)
     check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
 
@@ -594,68 +639,65 @@ int main(int argc, char **argv) {
     }
   }
 
-  if (static_cast<int32_t>(inputSpecs.size()) != run.info.numArgs)
-    die(std::string("entry '") + run.info.name + "' takes " +
-        std::to_string(run.info.numArgs) + " argument(s); " +
+  std::vector<gpRtValueInfo> argInfos = run.argInfos();
+  if (inputSpecs.size() != argInfos.size())
+    die("entry '" + run.entryNames() + "' takes " +
+        std::to_string(argInfos.size()) + " argument(s); " +
         std::to_string(inputSpecs.size()) + " --input given");
   std::mt19937_64 random(seed);
   std::vector<Input> inputs;
-  for (int32_t i = 0; i < run.info.numArgs; ++i)
-    inputs.push_back(parseInput(inputSpecs[i], run.info.args[i], i, random));
+  for (size_t i = 0; i < argInfos.size(); ++i)
+    inputs.push_back(parseInput(inputSpecs[i], argInfos[i], i, random));
   run.place(inputs);
   run.upload(inputs);
 
   for (int64_t i = 0; i < warmup; ++i)
-    run.call();
+    run.step();
   std::vector<double> micros;
+  std::vector<Array> results;
   for (int64_t i = 0; i < iterations; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    run.call();
-    auto stop = std::chrono::steady_clock::now();
-    micros.push_back(
-        std::chrono::duration<double, std::micro>(stop - start).count());
+    // Without --check, the last step's results are the ones reported.
+    bool last = i + 1 == iterations && !doCheck;
+    micros.push_back(run.step(last ? &results : nullptr));
   }
   std::sort(micros.begin(), micros.end());
   double median = micros[micros.size() / 2];
   double p90 = micros[std::min(micros.size() - 1, micros.size() * 9 / 10)];
 
   int status = 0;
-  std::vector<Array> results;
   if (doCheck) {
     // The captured run from the original inputs (replays: same addresses),
     // then an eager instance's run, at the same call, from the same inputs.
     run.upload(inputs);
-    run.call();
-    results = run.fetch();
+    run.step(&results);
     Session eager;
-    eager.load(path, backend, device, run.info.name);
+    eager.load(path, backend, device, entryNames);
     check(gpRtProgramSetCaptureEnabled(eager.program, 0), "eager run");
     eager.place(inputs);
     // As many calls as the captured instance made, so stateful programs
     // (RNG offsets advance per call) are compared at the same call.
     for (int64_t i = 0; i < warmup + iterations; ++i) {
       eager.upload(inputs);
-      eager.call();
+      eager.step();
     }
     eager.upload(inputs);
-    eager.call();
-    int64_t mismatches = compare(results, eager.fetch(), rtol, atol);
+    std::vector<Array> expected;
+    eager.step(&expected);
+    int64_t mismatches = compare(results, expected, rtol, atol);
     if (mismatches) {
       std::printf("check: FAILED: %lld element(s) differ from the eager run\n",
                   static_cast<long long>(mismatches));
       status = 1;
     } else {
-      std::printf("check: ok: %d result(s) match the eager run\n",
-                  run.info.numResults);
+      std::printf("check: ok: %zu result(s) match the eager run\n",
+                  results.size());
     }
-  } else {
-    results = run.fetch();
   }
 
   gpRtStats stats;
   check(gpRtProgramGetStats(run.program, &stats), "stats");
   std::printf("entry: %s  backend: %s  warmup: %lld  iterations: %lld\n",
-              run.info.name, gpRtBackendName(backend),
+              run.entryNames().c_str(), gpRtBackendName(backend),
               static_cast<long long>(warmup),
               static_cast<long long>(iterations));
   std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);

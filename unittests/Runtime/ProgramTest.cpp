@@ -670,3 +670,76 @@ TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {
 }
 
 } // namespace
+
+namespace {
+
+/// A body that writes `result` for its caller (as a compiled partition
+/// writes the descriptors of its outputs) and adds to `*target`.
+struct ResultBody {
+  AddBody add;
+  int64_t result;
+  int64_t *resultSlot;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<ResultBody *>(data);
+    *self->resultSlot = self->result;
+    return AddBody::run(stream, &self->add);
+  }
+};
+
+// What a capture's body hands back is written back on every replay, which
+// does not run the body.
+TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
+  gpRtProgram *program = makeProgram();
+  int64_t total = 0, slot = 0, key = 3;
+  ResultBody body{{&total, 1}, 42, &slot};
+  void *input = &total;
+  for (int run = 0; run < 4; ++run) {
+    slot = -1;
+    ASSERT_EQ(gpRtRunPartitionWithResults(program, 0, &key, ResultBody::run,
+                                          &body, &slot, sizeof(slot), &input,
+                                          1),
+              GP_RT_SUCCESS);
+    EXPECT_EQ(slot, 42) << "run " << run;
+  }
+  EXPECT_EQ(stats(program).replays, 3);
+}
+
+// Inputs at other addresses get a graph of their own (the old one bakes in
+// the old addresses); alternating between two keeps both, each with its own
+// executable, and replays without capturing again. More than eight address
+// variants of one shape drop the least recently used.
+TEST_F(ProgramTest, InputAddressVariants) {
+  gpRtProgram *program = makeProgram();
+  int64_t targets[10] = {0};
+  int64_t key = 2;
+  auto run = [&](int which) {
+    AddBody body{&targets[which], 1};
+    void *input = &targets[which];
+    return gpRtRunPartitionWithResults(program, 0, &key, AddBody::run, &body,
+                                       nullptr, 0, &input, 1);
+  };
+  for (int step = 0; step < 6; ++step)
+    ASSERT_EQ(run(step % 2), GP_RT_SUCCESS);
+  EXPECT_EQ(targets[0], 3);
+  EXPECT_EQ(targets[1], 3);
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.warmupRuns, 1); // The shape warms up once.
+  EXPECT_EQ(s.captures, 2);
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 0);
+  EXPECT_EQ(s.replays, 5);
+  EXPECT_EQ(s.shapeWarnings, 0); // One shape, whatever the addresses.
+
+  for (int which = 2; which < 10; ++which)
+    ASSERT_EQ(run(which), GP_RT_SUCCESS);
+  EXPECT_EQ(stats(program).captures, 10);
+  // Target 0 was used least recently: its graph was dropped.
+  ASSERT_EQ(run(0), GP_RT_SUCCESS);
+  EXPECT_EQ(stats(program).captures, 11);
+  ASSERT_EQ(run(9), GP_RT_SUCCESS);
+  EXPECT_EQ(stats(program).captures, 11);
+  EXPECT_EQ(targets[0], 4);
+  EXPECT_EQ(targets[9], 2);
+}
+
+} // namespace

@@ -56,7 +56,8 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
       `convert-gp-to-gpu` and `gpu-module-to-binary`) become
       `gpRtLaunchCudaKernel` on the partition's stream, with the cubin kept
       in the artifact. Fallbacks call the extern registry, copies and
-      `gp.item` become `gpRtCopy`, RNG states come from `gpRtRngState`.
+      `gp.item` become `gpRtCopy`, RNG states come from `gpRtRngState` (their
+      fills are kernels by then: `gp-expand-rng-fills`).
     - A string `gp_manifest` describes the artifact: partitions, arenas,
       generators and entry signatures.
 

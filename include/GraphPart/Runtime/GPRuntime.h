@@ -326,11 +326,6 @@ gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
 void gpRtPhiloxUniform(uint64_t seed, uint64_t offset, float *out,
                        int64_t count);
 
-/* A host kernel for compiled RNG fills: params are (const uint64_t *state
- * (seed, offset), float *out, int64_t count); it reads the state when it
- * runs, so a replayed fill draws from the state of its own call. */
-void gpRtRngFillUniformHostKernel(void **params);
-
 /*===------------------------------------------------------------------===*\
 |* Artifacts: compiled programs (shared objects made by gp-compile)       *|
 \*===------------------------------------------------------------------===*/

@@ -169,4 +169,23 @@ def GPVerifyPlanPass : Pass<"gp-verify-plan"> {
   }];
 }
 
+def GPExpandRngFillsPass : Pass<"gp-expand-rng-fills"> {
+  let summary = "Rewrite RNG fills as kernels that compute philox";
+  let description = [{
+    Each `gp.rng.fill` becomes a `gp.kernel` on the filled buffer's device
+    whose body reads the state's `gp.rng.slot` and computes Philox4x32-10
+    per element (element i takes lane i % 4 of the block i / 4, counter
+    (block, offset), key seed), the same numbers as the runtime's
+    `gpRtPhiloxUniform`: uniform floats in [0, 1) from the top 24 bits;
+    normal ones by Box-Muller over lane pairs. The kernel then goes through
+    the same lowering as every other kernel (host loops, or a GPU kernel
+    from `convert-gp-to-gpu`). gp-pipeline runs it first when `target` is
+    set.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // GRAPHPART_TRANSFORMS_PASSES_TD

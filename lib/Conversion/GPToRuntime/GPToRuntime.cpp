@@ -319,8 +319,6 @@ private:
                                 BodyState &state);
   LogicalResult lowerFallback(FallbackOp fallback, IRMapping &mapping,
                               BodyState &state);
-  LogicalResult lowerRngFill(RngFillOp fill, IRMapping &mapping,
-                             BodyState &state);
   LogicalResult lowerSymbolicSize(Operation *op, IRMapping &mapping);
   LogicalResult embedBinaries();
   void emitManifest();
@@ -669,8 +667,15 @@ LogicalResult Lowering::lowerBodyOp(Operation *op, IRMapping &mapping,
     return lowerCudaLaunch(launch, mapping, state);
   if (auto fallback = dyn_cast<FallbackOp>(op))
     return lowerFallback(fallback, mapping, state);
-  if (auto fill = dyn_cast<RngFillOp>(op))
-    return lowerRngFill(fill, mapping, state);
+  if (auto slot = dyn_cast<RngSlotOp>(op)) {
+    // The state arrives as the address of its slot (gpRtRngState wrote it).
+    mapping.map(slot.getSlot(), makeBuffer(loc, slot.getSlot().getType(),
+                                           mapping.lookup(slot.getState()), {}));
+    return success();
+  }
+  if (isa<RngFillOp>(op))
+    return op->emitError("RNG fills reach the runtime lowering as kernels: "
+                         "run gp-expand-rng-fills first");
   if (auto copy = dyn_cast<CopyOp>(op)) {
     Value source = mapping.lookup(copy.getSource());
     Value target = mapping.lookup(copy.getTarget());
@@ -947,39 +952,6 @@ LogicalResult Lowering::lowerFallback(FallbackOp fallback, IRMapping &mapping,
                argSizes, constI32(loc, count)});
   for (auto [result, slot] : llvm::zip(fallback.getResults(), resultSlots))
     mapping.map(result, loadValue(loc, result.getType(), slot));
-  return success();
-}
-
-LogicalResult Lowering::lowerRngFill(RngFillOp fill, IRMapping &mapping,
-                                     BodyState &state) {
-  Location loc = fill.getLoc();
-  if (fill.getDistribution() != RngDistribution::uniform)
-    return fill.emitError("only uniform RNG fills can be lowered");
-  Value buffer = mapping.lookup(fill.getTarget());
-  auto type = cast<MemRefType>(buffer.getType());
-  if (!type.getElementType().isF32() || !type.getLayout().isIdentity())
-    return fill.emitError("RNG fills need a contiguous f32 buffer");
-  if (cudaTarget)
-    return fill.emitError("RNG fills are not lowered for target=cuda yet");
-  // The runtime's host kernel reads (seed, offset) from the state's slot
-  // when it runs, so a replay draws from the state of its own call.
-  Value slot = mapping.lookup(fill.getState());
-  Value data = elementPointer(loc, buffer);
-  Value count = elementCount(loc, buffer);
-  SmallVector<Value> values = {slot, data, count};
-  Value params = stackSlot(loc, ptrType, 3);
-  Value sizes = stackSlot(loc, i64, 3);
-  for (auto [index, value] : llvm::enumerate(values)) {
-    Value spilled = stackSlot(loc, value.getType());
-    store(loc, value, spilled);
-    store(loc, spilled, gep(loc, ptrType, params, index));
-    store(loc, constI64(loc, 8), gep(loc, i64, sizes, index));
-  }
-  func::FuncOp kernel =
-      runtimeFunction("gpRtRngFillUniformHostKernel", {ptrType}, {});
-  callChecked(loc, "gpRtLaunchHostKernel",
-              {state.stream, functionAddress(loc, kernel), params, sizes,
-               constI32(loc, 3)});
   return success();
 }
 

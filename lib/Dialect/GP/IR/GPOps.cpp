@@ -674,6 +674,18 @@ LogicalResult RngFillOp::verify() {
   return success();
 }
 
+LogicalResult RngSlotOp::verify() {
+  MemRefType type = getSlot().getType();
+  DeviceAttr device = getDevice(type);
+  if (!type.hasStaticShape() || type.getShape() != ArrayRef<int64_t>{2} ||
+      !type.getElementType().isInteger(64) || !type.getLayout().isIdentity())
+    return emitOpError() << "expects memref<2xi64> on a device, got " << type;
+  if (device && device.isMeta())
+    return emitOpError() << "a slot holds data; it cannot be on the meta "
+                            "device";
+  return success();
+}
+
 void RngFillOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {

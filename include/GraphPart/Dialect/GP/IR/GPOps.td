@@ -465,6 +465,25 @@ def GP_RngFillOp : GP_Op<"rng.fill", [
   let hasVerifier = 1;
 }
 
+def GP_RngSlotOp : GP_Op<"rng.slot", [Pure]> {
+  let summary = "the device memory holding an RNG state's seed and offset";
+  let description = [{
+    The two 64-bit words (seed, offset) of `state` as a buffer on the device
+    that reads them. Lowering makes it: `gp-expand-rng-fills` turns a
+    `gp.rng.fill` into a kernel that reads the slot when it runs, and the
+    runtime writes the slot in stream order before each call
+    (`gpRtRngState`), so a replayed graph draws fresh numbers.
+
+    ```mlir
+    %slot = gp.rng.slot %rng : memref<2xi64, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins GP_RngStateType:$state);
+  let results = (outs GP_Buffer:$slot);
+  let assemblyFormat = "$state attr-dict `:` type($slot)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Partitions
 //===----------------------------------------------------------------------===//
