@@ -13,7 +13,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gp_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "device"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%gp_src_root", config.gp_src_root))
@@ -64,3 +64,18 @@ def _has_cuda_device():
 
 if _has_cuda_device():
     config.available_features.add("cuda")
+
+# Compiling for the cuda target. On the GPU machine, which has no LLVM/MLIR,
+# scripts/device-tests.sh points GP_CUDA_ARTIFACTS at artifacts compiled
+# beforehand and the same RUN lines copy them instead.
+if os.environ.get("GP_CUDA_ARTIFACTS"):
+    llvm_config.with_system_environment(
+        ["GP_CUDA_ARTIFACTS", "GP_TEST_CUBIN", "LD_LIBRARY_PATH"])
+    config.substitutions.append(
+        ("%gp_compile_cuda",
+         "%s %s" % (shutil.which("python3") or "python3",
+                    os.path.join(config.gp_src_root, "test", "device", "prebuilt.py"))))
+else:
+    config.substitutions.append(
+        ("%gp_compile_cuda",
+         os.path.join(config.gp_tools_dir, "gp-compile") + " --target cuda"))

@@ -702,13 +702,15 @@ int main(int argc, char **argv) {
               static_cast<long long>(iterations));
   std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);
   std::printf("captures: %lld  replays: %lld  updates: %lld  "
-              "instantiations: %lld  eager runs: %lld  warm-up runs: %lld\n",
+              "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
+              "shape warnings: %lld\n",
               static_cast<long long>(stats.captures),
               static_cast<long long>(stats.replays),
               static_cast<long long>(stats.updates),
               static_cast<long long>(stats.instantiations),
               static_cast<long long>(stats.eagerRuns),
-              static_cast<long long>(stats.warmupRuns));
+              static_cast<long long>(stats.warmupRuns),
+              static_cast<long long>(stats.shapeWarnings));
   std::printf("pool bytes: %lld\n", static_cast<long long>(stats.poolBytes));
 
   if (!output.empty()) {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The `REQUIRES: cuda` lit tests on a GPU machine that has no LLVM/MLIR
+# (CUDA, cmake, a C++ compiler and python3 only).
+#
+#   bash scripts/device-tests.sh prepare   # here: needs build/ (gp-compile)
+#   bash scripts/device-tests.sh run       # there: carry build-device/
+#
+# `prepare` compiles every program the cuda tests use for the cuda target
+# into build-device/artifacts and copies lit, FileCheck, not and count (with
+# the libraries FileCheck needs) into build-device/. `run` builds the runtime,
+# gp-run, the example externs and the runtime's GoogleTests with
+# GP_RUNTIME_ONLY=ON into build-rt/, writes a lit site config for that build
+# and runs the GPU tests: test/Runtime/E2E/cuda-examples.test (whose
+# %gp_compile_cuda then copies the prebuilt artifacts), the gp-run backend
+# tests and the runtime GoogleTests.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/build-device"
+llvm="${GP_LLVM_DIR:-/usr/lib/llvm-22}"
+
+prepare() {
+  rm -rf "$out" && mkdir -p "$out/artifacts" "$out/bin" "$out/lib"
+  for program in "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir; do
+    stem="$(basename "$program" .mlir)"
+    "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
+  done
+  # The runtime's lowered-kernel test takes a cubin of test/Runtime/Inputs/add2d.mlir.
+  "$root/build/bin/gp-opt" "$root/test/Runtime/Inputs/add2d.mlir" --convert-gp-to-gpu |
+    "$root/build/bin/gp-opt" --pass-pipeline="builtin.module(nvvm-attach-target{chip=sm_90 O=3 l=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc},gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts),gpu-module-to-binary{format=bin})" \
+      -o "$out/add2d.mlir"
+  python3 "$root/test/Runtime/Inputs/extract_cubin.py" "$out/add2d.mlir" gp_kernels "$out/artifacts/add2d.cubin"
+  cp -r "$llvm/utils/lit" "$out/lit"
+  cp "$llvm/bin/FileCheck" "$llvm/bin/not" "$llvm/bin/count" "$out/bin/"
+  for tool in "$out"/bin/*; do
+    for library in $(ldd "$tool" | awk '/=> \// && !/libc\.so|libm\.so|libstdc|libgcc|ld-linux/ {print $3}'); do
+      [ -e "$out/lib/$(basename "$library")" ] || cp -L "$library" "$out/lib/"
+    done
+  done
+  du -sh "$out"
+}
+
+run() {
+  [ -d "$out/artifacts" ] || { echo "no $out: run 'prepare' first and carry it" >&2; exit 1; }
+  cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+  ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests >/dev/null
+  mkdir -p "$root/build-rt/test"
+  cat > "$root/build-rt/test/lit.site.cfg.py" <<SITE
+import lit.llvm
+config.llvm_tools_dir = "$out/bin"
+config.gp_src_root = "$root"
+config.gp_obj_root = "$root/build-rt"
+config.gp_tools_dir = "$root/build-rt/bin"
+config.gp_unittests_dir = "$root/build-rt/unittests"
+config.gp_docs_dir = "$root/build-rt/docs"
+lit.llvm.initialize(lit_config, config)
+lit_config.load_config(config, "$root/test/lit.cfg.py")
+SITE
+  export GP_CUDA_ARTIFACTS="$out/artifacts"
+  export GP_TEST_CUBIN="$out/artifacts/add2d.cubin"
+  export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PATH="$out/bin:$PATH"
+  PYTHONPATH="$out/lit${PYTHONPATH:+:$PYTHONPATH}" python3 -c "from lit.main import main; main()" -v \
+    "$root/build-rt/test/Runtime/E2E/cuda-examples.test" \
+    "$root/build-rt/test/Runtime/gp-run-cuda.test" \
+    "$root/build-rt/test/Runtime/gp-run-backends.test" \
+    "$root/build-rt/test/Runtime/runtime-unittests.test"
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  run) run ;;
+  *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
