@@ -10,6 +10,11 @@
 //   host-arena <bytes>
 //   generators <n>
 //   seed <n>
+//   device <n>               the cuda device the program names
+//   warmup-runs <n>          policy defaults (the environment overrides
+//   capture-sizes <list|->   capture sizes, the shape warning limit and
+//   shape-warning-limit <n>  or-error, as when compiling afresh)
+//   or-error 0|1
 //   partition <index> capturable|eager <shape-key length> <reasons|->
 //   entry <name> <#args> <#results>
 //   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
@@ -19,6 +24,7 @@
 
 #include "RuntimeInternal.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 #include <memory>
 #include <sstream>
@@ -45,6 +51,11 @@ struct gpRtArtifact {
   int64_t arenaBytes = 0, hostArenaBytes = 0;
   int32_t generators = 0;
   uint64_t seed = 0;
+  int32_t device = 0;
+  int32_t warmupRuns = 1;
+  std::string captureSizes;
+  int32_t shapeWarningLimit = 8;
+  bool orError = false;
   std::vector<gpRtPartitionInfo> partitions;
   std::vector<std::string> reasons;
   std::vector<Entry> entries;
@@ -108,6 +119,20 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       line >> artifact.generators;
     } else if (key == "seed") {
       line >> artifact.seed;
+    } else if (key == "device") {
+      line >> artifact.device;
+    } else if (key == "warmup-runs") {
+      line >> artifact.warmupRuns;
+    } else if (key == "capture-sizes") {
+      line >> artifact.captureSizes;
+      if (artifact.captureSizes == "-")
+        artifact.captureSizes.clear();
+    } else if (key == "shape-warning-limit") {
+      line >> artifact.shapeWarningLimit;
+    } else if (key == "or-error") {
+      int flag = 0;
+      line >> flag;
+      artifact.orError = flag != 0;
     } else if (key == "partition") {
       int index = 0, keyLength = 0;
       std::string kind, reasons;
@@ -143,6 +168,41 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
                           static_cast<int32_t>(v.shape.size()),
                           v.shape.data(), v.device.c_str()});
   }
+  return GP_RT_SUCCESS;
+}
+
+/// The policy defaults compiled into the artifact, where the environment
+/// does not say otherwise (gpRtProgramCreate read it).
+static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
+  gpRtProgram *program = artifact.program;
+  auto unset = [](const char *name) {
+    const char *value = std::getenv(name);
+    return !value || !*value;
+  };
+  if (gpRtStatus status =
+          gpRtProgramSetWarmupRuns(program, artifact.warmupRuns))
+    return status;
+  if (!artifact.captureSizes.empty() && unset("GP_CUDAGRAPH_CAPTURE_SIZES")) {
+    std::vector<std::vector<int64_t>> keys;
+    int32_t length = 0;
+    if (gpRtStatus status =
+            parseCaptureSizes(artifact.captureSizes, keys, length))
+      return status;
+    std::vector<int64_t> flat;
+    for (const std::vector<int64_t> &key : keys)
+      flat.insert(flat.end(), key.begin(), key.end());
+    if (gpRtStatus status = gpRtProgramSetCaptureSizes(
+            program, flat.data(), static_cast<int32_t>(keys.size()), length))
+      return status;
+  }
+  if (unset("GP_CUDAGRAPH_SHAPE_WARNING_LIMIT"))
+    if (gpRtStatus status = gpRtProgramSetShapeWarningLimit(
+            program, artifact.shapeWarningLimit))
+      return status;
+  if (unset("GP_CUDAGRAPH_OR_ERROR"))
+    if (gpRtStatus status =
+            gpRtProgramSetOrError(program, artifact.orError ? 1 : 0))
+      return status;
   return GP_RT_SUCCESS;
 }
 
@@ -194,8 +254,12 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
                        artifact->generators,
                        artifact->seed,
                        artifact->hostArenaBytes};
+  if (device < 0)
+    device = artifact->device;
   if (gpRtStatus status =
           gpRtProgramCreate(&info, backend, device, &artifact->program))
+    return status;
+  if (gpRtStatus status = applyPolicy(*artifact))
     return status;
   *result = artifact.release();
   return GP_RT_SUCCESS;

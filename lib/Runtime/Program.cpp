@@ -660,7 +660,7 @@ struct gpRtProgram {
 };
 
 /// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two).
-static gpRtStatus parseCaptureSizes(const std::string &text,
+gpRtStatus gp::rt::parseCaptureSizes(const std::string &text,
                                     std::vector<std::vector<int64_t>> &keys,
                                     int32_t &keyLength) {
   keys.clear();

@@ -53,6 +53,11 @@ private:
   int64_t nextInvocation = 0;
 };
 
+/// Parses capture sizes: "1,2,4" (keys of one value) or "2x3,4x5".
+gpRtStatus parseCaptureSizes(const std::string &text,
+                             std::vector<std::vector<int64_t>> &keys,
+                             int32_t &keyLength);
+
 /// What the extern registry needs to know of a stream.
 gpRtBackend streamBackend(gpRtStream *stream);
 bool streamIsCapturing(gpRtStream *stream);

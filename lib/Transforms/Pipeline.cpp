@@ -66,6 +66,10 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   }
   ConvertGPToRuntimePassOptions runtime;
   runtime.target = options.target;
+  runtime.warmupRuns = options.warmupRuns;
+  runtime.captureSizes = options.captureSizes;
+  runtime.shapeWarningLimit = options.shapeWarningLimit;
+  runtime.orError = options.cudagraphOrError;
   pm.addPass(createConvertGPToRuntimePass(runtime));
   // The host side (and host kernels) to the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());

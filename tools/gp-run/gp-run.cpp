@@ -37,7 +37,7 @@ void printUsage(FILE *out) {
       "                          @file.npy          from a .npy file\n"
       "                          5                  an index argument\n"
       "  --backend host|cuda   (default: the artifact's target)\n"
-      "  --device N            cuda device index (default 0)\n"
+      "  --device N            cuda device index (default: the program's)\n"
       "  --warmup W            untimed calls first (default 1)\n"
       "  --iterations N        timed calls (default 10)\n"
       "  --check               compare with an eager run of the program\n"
@@ -520,7 +520,7 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
 int main(int argc, char **argv) {
   std::string path, output, backendName;
   std::vector<std::string> inputSpecs, externLibs, entryNames;
-  int32_t device = 0;
+  int32_t device = -1; // The artifact's.
   int64_t warmup = 1, iterations = 10;
   uint64_t seed = 0;
   double rtol = 1e-5, atol = 1e-6;

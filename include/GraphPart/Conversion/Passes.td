@@ -59,7 +59,9 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
       `gp.item` become `gpRtCopy`, RNG states come from `gpRtRngState` (their
       fills are kernels by then: `gp-expand-rng-fills`).
     - A string `gp_manifest` describes the artifact: partitions, arenas,
-      generators and entry signatures.
+      generators, entry signatures, the cuda device index the program's
+      buffers name and the policy defaults given as options, so loading
+      the artifact behaves as compiling it afresh.
 
     The output still holds func, arith, memref, linalg and LLVM dialect ops;
     the `gp-pipeline` option `target` runs the upstream conversions to the
@@ -73,6 +75,17 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", "\"host\"",
            "Where kernels run: host (loops on the CPU) or cuda">,
+    Option<"warmupRuns", "warmup-runs", "int64_t", "1",
+           "Policy default: eager runs of a shape before its capture">,
+    Option<"captureSizes", "capture-sizes", "std::string", "\"\"",
+           "Policy default: the only shape keys captured, e.g. 1,2,4 or "
+           "2x3,4x5 (GP_CUDAGRAPH_CAPTURE_SIZES overrides it)">,
+    Option<"shapeWarningLimit", "shape-warning-limit", "int64_t", "8",
+           "Policy default: distinct shapes per partition before a warning "
+           "(GP_CUDAGRAPH_SHAPE_WARNING_LIMIT overrides it)">,
+    Option<"orError", "or-error", "bool", "false",
+           "Policy default: running anything uncaptured is an error "
+           "(GP_CUDAGRAPH_OR_ERROR overrides it)">,
   ];
 }
 

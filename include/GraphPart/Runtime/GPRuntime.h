@@ -349,11 +349,13 @@ typedef struct gpRtEntryInfo {
   const gpRtValueInfo *results;
 } gpRtEntryInfo;
 
-/* Loads an artifact and creates its program on `backend` and `device`: the
- * partition table, arenas, generators and seed come from the artifact, so
- * a loaded artifact behaves as the program compiled afresh. The artifact's
- * target must suit the backend (host artifacts run on host, cuda ones on
- * cuda). */
+/* Loads an artifact and creates its program on `backend` and `device` (< 0:
+ * the cuda device the program names): the partition table, arenas,
+ * generators, seed and policy defaults (warm-up runs, capture sizes, shape
+ * warning limit, or-error; the GP_CUDAGRAPH_* environment overrides them)
+ * come from the artifact, so a loaded artifact behaves as the program
+ * compiled afresh. The artifact's target must suit the backend (host
+ * artifacts run on host, cuda ones on cuda). */
 gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
                             int32_t device, gpRtArtifact **artifact);
 /* Destroys the program and unloads the shared object. */

@@ -50,6 +50,22 @@ struct GraphPartPipelineOptions
                      "(kernels compiled to sm_90 cubins); empty stops after "
                      "planning"),
       llvm::cl::init("")};
+  Option<int64_t> warmupRuns{
+      *this, "warmup-runs",
+      llvm::cl::desc("With target: the artifact's default warm-up runs per "
+                     "shape before capture"),
+      llvm::cl::init(1)};
+  Option<std::string> captureSizes{
+      *this, "capture-sizes",
+      llvm::cl::desc("With target: the artifact's default capture sizes "
+                     "(1,2,4 or 2x3,4x5); GP_CUDAGRAPH_CAPTURE_SIZES "
+                     "overrides it"),
+      llvm::cl::init("")};
+  Option<int64_t> shapeWarningLimit{
+      *this, "shape-warning-limit",
+      llvm::cl::desc("With target: the artifact's default distinct-shape "
+                     "warning limit"),
+      llvm::cl::init(8)};
   Option<std::string> cudaChip{*this, "cuda-chip",
                                llvm::cl::desc("GPU architecture for "
                                               "target=cuda"),

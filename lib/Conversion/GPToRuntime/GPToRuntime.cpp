@@ -56,11 +56,19 @@ bool onHost(Type type) {
   return device && device.isCpu();
 }
 
+/// Runtime policy defaults an artifact carries.
+struct PolicyDefaults {
+  int64_t warmupRuns = 1;
+  std::string captureSizes;
+  int64_t shapeWarningLimit = 8;
+  bool orError = false;
+};
+
 class Lowering {
 public:
-  Lowering(ModuleOp module, bool cudaTarget)
+  Lowering(ModuleOp module, bool cudaTarget, PolicyDefaults policy)
       : module(module), ctx(module.getContext()), cudaTarget(cudaTarget),
-        converter(ctx), builder(ctx) {
+        policy(std::move(policy)), converter(ctx), builder(ctx) {
     ptrType = LLVM::LLVMPointerType::get(ctx);
     i32 = IntegerType::get(ctx, 32);
     i64 = IntegerType::get(ctx, 64);
@@ -79,6 +87,9 @@ private:
   ModuleOp module;
   MLIRContext *ctx;
   bool cudaTarget;
+  PolicyDefaults policy;
+  /// The cuda device the program's buffers name (one per program).
+  std::optional<int64_t> cudaDevice;
   LLVMTypeConverter converter;
   OpBuilder builder;
   Type ptrType, i32, i64, i8;
@@ -962,6 +973,15 @@ void Lowering::emitManifest() {
   text += "host-arena " + std::to_string(hostArenaBytes) + "\n";
   text += "generators " + std::to_string(generators.size()) + "\n";
   text += "seed " + std::to_string(programSeed) + "\n";
+  text += "device " + std::to_string(cudaDevice.value_or(0)) + "\n";
+  text += "warmup-runs " + std::to_string(policy.warmupRuns) + "\n";
+  text += "capture-sizes " +
+          (policy.captureSizes.empty() ? std::string("-")
+                                       : policy.captureSizes) +
+          "\n";
+  text += "shape-warning-limit " + std::to_string(policy.shapeWarningLimit) +
+          "\n";
+  text += std::string("or-error ") + (policy.orError ? "1" : "0") + "\n";
   for (auto [index, partition] : llvm::enumerate(partitions))
     text += "partition " + std::to_string(index) + " " +
             (partition.capturable ? "capturable" : "eager") + " " +
@@ -1012,6 +1032,34 @@ LogicalResult Lowering::run() {
       functions.push_back(function);
   if (functions.empty())
     return module.emitError("no function to lower");
+  // The device: the runtime runs a program on one GPU (gp-run --device
+  // moves it to another).
+  WalkResult devices = module.walk([&](Operation *op) {
+    auto check = [&](Type type) {
+      DeviceAttr device = getDevice(type);
+      if (!device || !device.isCuda())
+        return true;
+      if (cudaDevice && *cudaDevice != device.getIndex()) {
+        op->emitError("the program uses cuda:")
+            << *cudaDevice << " and cuda:" << device.getIndex()
+            << "; a program runs on one GPU";
+        return false;
+      }
+      cudaDevice = device.getIndex();
+      return true;
+    };
+    for (Type type : op->getResultTypes())
+      if (!check(type))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (!check(argument.getType()))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (devices.wasInterrupted())
+    return failure();
   for (func::FuncOp function : functions)
     if (failed(lowerFunction(function)))
       return failure();
@@ -1041,7 +1089,35 @@ struct ConvertGPToRuntimePass
           << target << "'";
       return signalPassFailure();
     }
-    Lowering lowering(getOperation(), target == "cuda");
+    if (warmupRuns < 0 || shapeWarningLimit < 0) {
+      getOperation().emitError("convert-gp-to-runtime: warmup-runs and "
+                               "shape-warning-limit must be non-negative");
+      return signalPassFailure();
+    }
+    // Capture sizes: sizes or size tuples (2x3), all of one length.
+    if (!captureSizes.empty()) {
+      size_t length = 0;
+      for (StringRef entry : llvm::split(StringRef(captureSizes), ',')) {
+        size_t parts = 0;
+        bool valid = !entry.empty();
+        for (StringRef part : llvm::split(entry, 'x')) {
+          uint64_t value;
+          valid &= !part.getAsInteger(10, value);
+          ++parts;
+        }
+        if (!valid || (length && parts != length)) {
+          getOperation().emitError("convert-gp-to-runtime: capture-sizes '")
+              << captureSizes
+              << "' is not a list of sizes or size tuples of one length "
+                 "(1,2,4 or 2x3,4x5)";
+          return signalPassFailure();
+        }
+        length = parts;
+      }
+    }
+    PolicyDefaults policy{warmupRuns, captureSizes, shapeWarningLimit,
+                          orError};
+    Lowering lowering(getOperation(), target == "cuda", policy);
     if (failed(lowering.run()))
       signalPassFailure();
   }

@@ -5,7 +5,7 @@
 // key; kernels host functions launched by the runtime; the manifest
 // describes partitions, arenas and signatures.
 
-// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 1\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Apartition 0 capturable 1 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
+// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 1\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 1 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
 // CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @gpRtProgramArena
 // CHECK: %[[BODY:.*]] = constant @gp_partition_scale_0 : (!llvm.ptr, !llvm.ptr) -> i32
@@ -56,4 +56,17 @@ func.func @roundtrip(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
   %h = gp.buffer.alloc() : memref<4xf32, #cpu>
   gp.copy %r, %h : memref<4xf32, #cuda0> to memref<4xf32, #cpu>
   return %h : memref<4xf32, #cpu>
+}
+
+// -----
+
+// The manifest names the device the program's buffers are on and carries
+// the policy defaults given as options.
+// RUN: gp-opt %s --split-input-file --gp-pipeline \
+// RUN:   --convert-gp-to-runtime="capture-sizes=2x3,4x5 warmup-runs=2 shape-warning-limit=3 or-error=true" \
+// RUN:   | FileCheck %s --check-prefix=POLICY
+// POLICY: @gp_manifest({{.*}}device 1\0Awarmup-runs 2\0Acapture-sizes 2x3,4x5\0Ashape-warning-limit 3\0Aor-error 1
+#cuda1 = #gp.device<cuda:1>
+func.func @on_second_gpu(%x: memref<4xf32, #cuda1>) -> memref<4xf32, #cuda1> {
+  return %x : memref<4xf32, #cuda1>
 }
