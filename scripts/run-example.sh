@@ -26,19 +26,14 @@ artifact="$GP_BUILD/$(basename "$example" .mlir).$backend.so"
 echo "== gp-compile --target $backend -> $artifact"
 "$GP_BUILD/bin/gp-compile" "$example" --target "$backend" -o "$artifact"
 
-# Inputs: one --input per argument, made from the entry's signature in the
-# artifact's manifest (random values; index arguments get 4).
+# Inputs: one --input per argument of the first entry, from the templates
+# gp-run prints (random values; size 8 for dynamic dimensions, 4 for index
+# arguments).
 inputs=()
-while read -r kind element rank dims; do
-  if [ "$kind" = "index" ]; then inputs+=(--input 4); continue; fi
-  shape=""
-  for d in $(echo "$dims" | cut -d' ' -f1-"$rank"); do
-    [ "$d" = "?" ] && d=8 # a size for dynamic dimensions
-    shape+="${d}x"
-  done
-  inputs+=(--input "${shape}${element}=random")
-done < <(strings "$artifact" | sed -n '/^graphpart-artifact/,$p' |
-         awk '/^entry /{n++} n == 1 && /^arg /{$1=""; print substr($0, 2)}')
+while read -r kind spec device; do
+  inputs+=(--input "$spec")
+done < <("$GP_BUILD/bin/gp-run" "$artifact" --backend "$backend" --print-entries |
+         awk '/^entry /{n++} n == 1 && /^arg /')
 echo "== gp-run $artifact --backend $backend ${inputs[*]} --check --print-partitions"
 "$GP_BUILD/bin/gp-run" "$artifact" --backend "$backend" "${inputs[@]}" \
   --extern-lib "$GP_BUILD/lib/libgpexampleexterns.so" \

@@ -46,6 +46,8 @@ void printUsage(FILE *out) {
       "  --output PATH.npy     write the results (PATH.N.npy when several)\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
       "  --print-partitions    print the partition table\n"
+      "  --print-entries       print each entry's arguments and results, an\n"
+      "                        --input template per argument, and exit\n"
       "  --seed S              seed of random inputs (default 0)\n"
       "  --list-backends       list the runtime's backends\n"
       "  --version             print the runtime version\n");
@@ -501,7 +503,7 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
     for (int64_t i = 0; i < got[r].count(); ++i) {
       double a = element(got[r], i), b = element(want[r], i);
       bool same = got[r].type->isFloat && std::string(got[r].type->name) != "f16"
-                      ? (std::isnan(a) && std::isnan(b)) ||
+                      ? a == b || (std::isnan(a) && std::isnan(b)) ||
                             std::fabs(a - b) <= atol + rtol * std::fabs(b)
                       : std::memcmp(got[r].data.data() + i * got[r].type->bytes,
                                     want[r].data.data() + i * want[r].type->bytes,
@@ -524,7 +526,8 @@ int main(int argc, char **argv) {
   int64_t warmup = 1, iterations = 10;
   uint64_t seed = 0;
   double rtol = 1e-5, atol = 1e-6;
-  bool doCheck = false, printPartitions = false, noCapture = false;
+  bool doCheck = false, printPartitions = false, noCapture = false,
+       printEntries = false;
   if (argc < 2) {
     printUsage(stderr);
     return 2;
@@ -586,6 +589,8 @@ int main(int argc, char **argv) {
       externLibs.push_back(value());
     } else if (arg == "--print-partitions") {
       printPartitions = true;
+    } else if (arg == "--print-entries") {
+      printEntries = true;
     } else if (arg == "--seed") {
       seed = number();
     } else if (!arg.empty() && arg[0] == '-') {
@@ -624,6 +629,34 @@ int main(int argc, char **argv) {
   run.load(path, backend, device, entryNames);
   if (noCapture)
     check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
+
+  if (printEntries) {
+    // One line per value: `entry NAME`, then `arg SPEC DEVICE` where SPEC
+    // is an --input template (8 for dynamic sizes), `result TYPE DEVICE`
+    // (? for dynamic sizes).
+    auto describe = [](const gpRtValueInfo &value, bool asInput) {
+      if (!value.isBuffer)
+        return std::string(asInput ? "4 index" : "index");
+      std::string spec;
+      for (int32_t d = 0; d < value.rank; ++d)
+        spec += value.shape[d] < 0 && !asInput
+                    ? std::string("?x")
+                    : std::to_string(value.shape[d] < 0 ? 8 : value.shape[d]) +
+                          "x";
+      return spec + value.elementType + (asInput ? "=random " : " ") +
+             value.device;
+    };
+    for (int32_t e = 0; e < gpRtArtifactNumEntries(run.artifact); ++e) {
+      gpRtEntryInfo info;
+      check(gpRtArtifactGetEntry(run.artifact, e, &info), "entry");
+      std::printf("entry %s\n", info.name);
+      for (int32_t i = 0; i < info.numArgs; ++i)
+        std::printf("arg %s\n", describe(info.args[i], true).c_str());
+      for (int32_t i = 0; i < info.numResults; ++i)
+        std::printf("result %s\n", describe(info.results[i], false).c_str());
+    }
+    return 0;
+  }
 
   if (printPartitions) {
     int32_t count = gpRtArtifactNumPartitions(run.artifact);
