@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end runs of the examples on the GPU, with artifacts compiled
-# elsewhere (gp-compile --target cuda, into build-gpu/; no LLVM/MLIR here):
+# elsewhere (no LLVM/MLIR on the GPU machine): `bash scripts/device-tests.sh
+# prepare` puts them, as <example>.cuda.so, in build-device/artifacts.
 # builds the runtime, gp-run and the example externs (GP_RUNTIME_ONLY), runs
 # each artifact with --check on the cuda backend, then per-step latency of
 # one example eager (--no-capture) vs captured and replayed.
 #
-#   bash bench/gpu_e2e.sh [ARTIFACT_DIR]   (default build-gpu)
+#   bash bench/gpu_e2e.sh [ARTIFACT_DIR]   (default build-device/artifacts)
 set -uo pipefail
-dir="${1:-build-gpu}"
+dir="${1:-build-device/artifacts}"
 cmake -G Ninja -S . -B build-rt -DGP_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
   ninja -C build-rt gp-run gp-example-externs >/dev/null || exit 1
 run=build-rt/bin/gp-run
