@@ -1,5 +1,6 @@
 //===- Dependences.cpp - ordering constraints between a block's ops -------===//
 
+#include "GraphPart/Analysis/OuterUses.h"
 #include "GraphPart/Analysis/Dependences.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -81,7 +82,7 @@ BlockDependences::BlockDependences(Block &block,
     Operation *op = ops[i];
     llvm::SmallSetVector<unsigned, 8> before;
     // Values defined earlier in the block, used here or in nested regions.
-    op->walk([&](Operation *nested) {
+    walkOuterUsers(op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (Operation *definer = operand.getDefiningOp())
           if (Operation *ancestor = block.findAncestorOpInBlock(*definer);

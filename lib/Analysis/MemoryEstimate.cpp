@@ -1,5 +1,6 @@
 //===- MemoryEstimate.cpp - bytes live at each point of an order ----------===//
 
+#include "GraphPart/Analysis/OuterUses.h"
 #include "GraphPart/Analysis/MemoryEstimate.h"
 
 #include "GraphPart/Analysis/CaptureSafety.h"
@@ -35,7 +36,7 @@ MemoryEstimator::MemoryEstimator(Block &block,
     if (getOpRole(&op) != OpRole::Compute)
       continue;
     llvm::SmallSetVector<unsigned, 4> classes;
-    op.walk([&](Operation *nested) {
+    walkOuterUsers(&op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (aliases.contains(operand))
           classes.insert(aliases.getClass(operand));

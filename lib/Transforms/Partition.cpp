@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphPart/Analysis/OuterUses.h"
 #include "GraphPart/Analysis/BufferAliasAnalysis.h"
 #include "GraphPart/Analysis/CaptureSafety.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
@@ -255,7 +256,7 @@ void BlockPartitioner::placeOps() {
     int defGroup = -1;
     for (Value operand : op->getOperands())
       defGroup = std::max(defGroup, availableAfter(operand));
-    op->walk([&](Operation *nested) {
+    walkOuterUsers(op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         defGroup = std::max(defGroup, availableAfter(operand));
     });
@@ -280,7 +281,7 @@ void BlockPartitioner::computeLifetimes() {
     last = std::max(last, slot);
   };
   for (Operation &op : block)
-    op.walk([&](Operation *nested) {
+    walkOuterUsers(&op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         noteUse(operand, slotOf(&op));
     });
@@ -434,7 +435,7 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
   // Which inputs this partition writes, and which it frees.
   llvm::DenseSet<unsigned> writtenClasses;
   for (Operation *op : members)
-    op->walk([&](Operation *nested) {
+    walkOuterUsers(op, [&](Operation *nested) {
       auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
       if (!effects) {
         if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
