@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/BitVector.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -24,12 +25,13 @@ static bool allocatesResult(Operation *op, OpResult result) {
          effects.getEffectOnValue<MemoryEffects::Allocate>(result).has_value();
 }
 
-void BufferAliasAnalysis::add(Value value) {
-  if (!isBuffer(value) || ids.count(value))
-    return;
-  ids[value] = values.size();
-  values.push_back(value);
-  parent.push_back(parent.size());
+unsigned BufferAliasAnalysis::add(Value value) {
+  auto [it, inserted] = ids.try_emplace(value, values.size());
+  if (inserted) {
+    values.push_back(value);
+    parent.push_back(parent.size());
+  }
+  return it->second;
 }
 
 unsigned BufferAliasAnalysis::find(unsigned id) {
@@ -43,29 +45,34 @@ unsigned BufferAliasAnalysis::find(unsigned id) {
 void BufferAliasAnalysis::unite(Value a, Value b) {
   if (!isBuffer(a) || !isBuffer(b))
     return;
-  add(a);
-  add(b);
-  unsigned ra = find(ids[a]), rb = find(ids[b]);
+  unsigned ra = find(add(a)), rb = find(add(b));
   if (ra != rb)
     parent[std::max(ra, rb)] = std::min(ra, rb);
 }
 
 BufferAliasAnalysis::BufferAliasAnalysis(Operation *root) {
-  // Which values are views of something else (so are not storage roots).
-  llvm::DenseSet<Value> aliasing;
+  // Which values are views of something else (so are not storage roots),
+  // by id.
+  llvm::BitVector aliasing;
   auto uniteAliasing = [&](Value alias, Value source) {
     unite(alias, source);
-    if (isBuffer(alias))
-      aliasing.insert(alias);
+    if (isBuffer(alias)) {
+      unsigned id = add(alias);
+      if (id >= aliasing.size())
+        aliasing.resize(std::max<size_t>(id + 1, 2 * aliasing.size()));
+      aliasing.set(id);
+    }
   };
 
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          add(arg);
+          if (isBuffer(arg))
+            add(arg);
     for (Value result : op->getResults())
-      add(result);
+      if (isBuffer(result))
+        add(result);
 
     if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
       uniteAliasing(view.getViewDest(), view.getViewSource());
@@ -135,19 +142,37 @@ BufferAliasAnalysis::BufferAliasAnalysis(Operation *root) {
   });
 
   // Number classes densely in order of first appearance.
-  llvm::DenseMap<unsigned, unsigned> classOfRoot;
-  classOf.resize(values.size());
-  for (unsigned id = 0, e = values.size(); id < e; ++id) {
-    auto [it, inserted] = classOfRoot.try_emplace(find(id), numClasses);
-    if (inserted) {
-      ++numClasses;
-      roots.emplace_back();
-      members.emplace_back();
-    }
-    classOf[id] = it->second;
-    members[it->second].push_back(values[id]);
-    if (!aliasing.contains(values[id]))
-      roots[it->second].push_back(values[id]);
+  unsigned numValues = values.size();
+  aliasing.resize(numValues);
+  SmallVector<unsigned> classOfRoot(numValues, ~0u);
+  classOf.resize(numValues);
+  for (unsigned id = 0; id < numValues; ++id) {
+    unsigned &cls = classOfRoot[find(id)];
+    if (cls == ~0u)
+      cls = numClasses++;
+    classOf[id] = cls;
+  }
+  // Counting sort of the values by class keeps pre-order within a class.
+  memberBegin.assign(numClasses + 1, 0);
+  rootBegin.assign(numClasses + 1, 0);
+  for (unsigned id = 0; id < numValues; ++id) {
+    ++memberBegin[classOf[id] + 1];
+    if (!aliasing.test(id))
+      ++rootBegin[classOf[id] + 1];
+  }
+  for (unsigned cls = 0; cls < numClasses; ++cls) {
+    memberBegin[cls + 1] += memberBegin[cls];
+    rootBegin[cls + 1] += rootBegin[cls];
+  }
+  members.resize(numValues);
+  roots.resize(rootBegin[numClasses]);
+  SmallVector<unsigned> nextMember(memberBegin.begin(), memberBegin.end() - 1);
+  SmallVector<unsigned> nextRoot(rootBegin.begin(), rootBegin.end() - 1);
+  for (unsigned id = 0; id < numValues; ++id) {
+    unsigned cls = classOf[id];
+    members[nextMember[cls]++] = values[id];
+    if (!aliasing.test(id))
+      roots[nextRoot[cls]++] = values[id];
   }
 }
 

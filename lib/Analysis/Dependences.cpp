@@ -64,6 +64,7 @@ static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
 
 BlockDependences::BlockDependences(Block &block,
                                    const BufferAliasAnalysis &aliases) {
+  index.reserve(block.getOperations().size());
   for (Operation &op : block.without_terminator()) {
     index[&op] = ops.size();
     ops.push_back(&op);
@@ -86,8 +87,9 @@ BlockDependences::BlockDependences(Block &block,
       for (Value operand : nested->getOperands())
         if (Operation *definer = operand.getDefiningOp())
           if (Operation *ancestor = block.findAncestorOpInBlock(*definer);
-              ancestor && ancestor != op && index.count(ancestor))
-            before.insert(index[ancestor]);
+              ancestor && ancestor != op)
+            if (auto it = index.find(ancestor); it != index.end())
+              before.insert(it->second);
     });
 
     EffectSummary summary;

@@ -26,7 +26,7 @@ static std::optional<int64_t> boundsOf(OpTy op) {
 
 MemoryEstimator::MemoryEstimator(Block &block,
                                  const BufferAliasAnalysis &aliases)
-    : block(block), aliases(aliases) {
+    : aliases(aliases) {
   block.getParentOp()->walk([&](SymIntDimOp dim) {
     if (std::optional<int64_t> value = boundsOf(dim))
       dimEstimates[{dim.getSource(), dim.getDim()}] = *value;
@@ -108,29 +108,34 @@ int64_t MemoryEstimator::getClassBytes(unsigned cls) const {
 }
 
 int64_t MemoryEstimator::estimatePeak(ArrayRef<Operation *> order) const {
-  // First and last program point (compute op) of every class.
-  llvm::DenseMap<unsigned, std::pair<int64_t, int64_t>> span;
+  // First and last program point (compute op) of every class, -1 while the
+  // class is not touched. Vectors by class: every call sees most classes.
+  unsigned numClasses = aliases.getNumClasses();
+  SmallVector<int64_t> first(numClasses, -1), last(numClasses, -1);
+  SmallVector<unsigned> seen;
   int64_t point = 0;
   for (Operation *op : order) {
     auto it = touched.find(op);
     if (it == touched.end())
       continue;
     for (unsigned cls : it->second) {
-      auto [entry, inserted] = span.try_emplace(cls, point, point);
-      entry->second.second = point;
+      if (first[cls] < 0) {
+        first[cls] = point;
+        seen.push_back(cls);
+      }
+      last[cls] = point;
     }
     ++point;
   }
   int64_t end = point;
   SmallVector<int64_t> delta(end + 2, 0);
-  for (auto &[cls, range] : span) {
-    int64_t first = liveFromStart.contains(cls) ? 0 : range.first;
-    int64_t last = liveFromStart.contains(cls) || liveToEnd.contains(cls)
-                       ? end
-                       : range.second;
+  for (unsigned cls : seen) {
+    bool fromStart = liveFromStart.contains(cls);
+    int64_t from = fromStart ? 0 : first[cls];
+    int64_t to = fromStart || liveToEnd.contains(cls) ? end : last[cls];
     int64_t bytes = getClassBytes(cls);
-    delta[first] += bytes;
-    delta[last + 1] -= bytes;
+    delta[from] += bytes;
+    delta[to + 1] -= bytes;
   }
   int64_t live = 0, peak = 0;
   for (int64_t change : delta) {

@@ -330,10 +330,13 @@ void BlockPartitioner::collectShapeSymbols() {
   auto add = [&](Value buffer, ValueRange symbols) {
     if (!aliases.contains(buffer))
       return;
-    auto &set = shapeSymbols[aliases.getClass(buffer)];
+    llvm::SmallSetVector<Value, 4> *set = nullptr; // Made on first symbol.
     for (Value symbol : symbols)
-      if (symbol.getType().isIndex())
-        set.insert(symbol);
+      if (symbol.getType().isIndex()) {
+        if (!set)
+          set = &shapeSymbols[aliases.getClass(buffer)];
+        set->insert(symbol);
+      }
   };
   for (Operation *op : ops) {
     if (auto dim = dyn_cast<SymIntDimOp>(op)) {

@@ -25,8 +25,6 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <functional>
-#include <map>
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPPLANMEMORYPASS
@@ -47,15 +45,19 @@ static int64_t alignUp(int64_t bytes) {
 //===----------------------------------------------------------------------===//
 
 int64_t mlir::gp::liveLowerBound(ArrayRef<ArenaRequest> requests) {
-  std::map<int64_t, int64_t> delta;
+  SmallVector<std::pair<int64_t, int64_t>> events; // position, change
+  events.reserve(2 * requests.size());
   for (const ArenaRequest &r : requests) {
-    delta[r.start] += r.bytes;
-    delta[r.end + 1] -= r.bytes;
+    events.push_back({r.start, r.bytes});
+    events.push_back({r.end + 1, -r.bytes});
   }
+  llvm::sort(events, llvm::less_first());
   int64_t live = 0, peak = 0;
-  for (auto &[at, change] : delta) {
-    live += change;
-    peak = std::max(peak, live);
+  for (size_t i = 0; i < events.size(); ++i) {
+    live += events[i].second;
+    // Measure once every change at this position is applied.
+    if (i + 1 == events.size() || events[i + 1].first != events[i].first)
+      peak = std::max(peak, live);
   }
   return peak;
 }
@@ -109,37 +111,35 @@ int64_t mlir::gp::assignArenaOffsets(ArrayRef<ArenaRequest> requests,
   SmallVector<unsigned> identity;
   for (unsigned i = 0; i < requests.size(); ++i)
     identity.push_back(i);
-  SmallVector<std::function<bool(unsigned, unsigned)>> orders = {
-      [&](unsigned a, unsigned b) {
-        return std::make_tuple(-requests[a].bytes, requests[a].start, a) <
-               std::make_tuple(-requests[b].bytes, requests[b].start, b);
-      },
-      [&](unsigned a, unsigned b) {
-        return std::make_tuple(requests[a].start, -requests[a].bytes, a) <
-               std::make_tuple(requests[b].start, -requests[b].bytes, b);
-      },
-      [&](unsigned a, unsigned b) {
-        int64_t la = requests[a].end - requests[a].start;
-        int64_t lb = requests[b].end - requests[b].start;
-        return std::make_tuple(-la, -requests[a].bytes, a) <
-               std::make_tuple(-lb, -requests[b].bytes, b);
-      },
-      [&](unsigned a, unsigned b) {
-        int64_t wa = requests[a].bytes * (requests[a].end - requests[a].start + 1);
-        int64_t wb = requests[b].bytes * (requests[b].end - requests[b].start + 1);
-        return std::make_tuple(-wa, a) < std::make_tuple(-wb, b);
-      }};
   int64_t best = -1;
   SmallVector<int64_t> candidate;
-  for (auto &less : orders) {
-    SmallVector<unsigned> order(identity);
+  SmallVector<unsigned> order;
+  auto tryOrder = [&](auto less) {
+    order.assign(identity.begin(), identity.end());
     llvm::sort(order, less);
     int64_t arena = placeInOrder(requests, order, candidate);
     if (best < 0 || arena < best) {
       best = arena;
       offsets.assign(candidate.begin(), candidate.end());
     }
-  }
+  };
+  auto length = [&](unsigned i) { return requests[i].end - requests[i].start; };
+  auto area = [&](unsigned i) { return requests[i].bytes * (length(i) + 1); };
+  tryOrder([&](unsigned a, unsigned b) { // Largest first.
+    return std::make_tuple(-requests[a].bytes, requests[a].start, a) <
+           std::make_tuple(-requests[b].bytes, requests[b].start, b);
+  });
+  tryOrder([&](unsigned a, unsigned b) { // Earliest first.
+    return std::make_tuple(requests[a].start, -requests[a].bytes, a) <
+           std::make_tuple(requests[b].start, -requests[b].bytes, b);
+  });
+  tryOrder([&](unsigned a, unsigned b) { // Longest first.
+    return std::make_tuple(-length(a), -requests[a].bytes, a) <
+           std::make_tuple(-length(b), -requests[b].bytes, b);
+  });
+  tryOrder([&](unsigned a, unsigned b) { // Largest area first.
+    return std::make_tuple(-area(a), a) < std::make_tuple(-area(b), b);
+  });
   return std::max<int64_t>(best, 0);
 }
 

@@ -12,7 +12,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <functional>
 #include <queue>
 #include <sstream>
 
@@ -110,10 +109,8 @@ static SmallVector<unsigned> alternatingOrder(const BlockDependences &deps,
 // that kind has after k runs, so it never needs more runs. Which kind to
 // start with is the one real choice (PyTorch always starts with the unsafe
 // kind, which can cost a partition), so try both.
-SmallVector<unsigned>
-mlir::gp::minPartitionsOrder(const BlockDependences &deps,
-                             const CaptureSafetyAnalysis &safety) {
-  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
+static SmallVector<unsigned> minPartitionsOrder(const BlockDependences &deps,
+                                               ArrayRef<NodeKind> kinds) {
   SmallVector<unsigned> unsafeFirst = alternatingOrder(deps, kinds, true);
   SmallVector<unsigned> safeFirst = alternatingOrder(deps, kinds, false);
   return countRuns(safeFirst, kinds) < countRuns(unsafeFirst, kinds)
@@ -122,11 +119,15 @@ mlir::gp::minPartitionsOrder(const BlockDependences &deps,
 }
 
 SmallVector<unsigned>
-mlir::gp::simpleMovesOrder(const BlockDependences &deps,
-                           const CaptureSafetyAnalysis &safety,
-                           ArrayRef<unsigned> order) {
+mlir::gp::minPartitionsOrder(const BlockDependences &deps,
+                             const CaptureSafetyAnalysis &safety) {
+  return ::minPartitionsOrder(deps, kindsOf(deps, safety));
+}
+
+static SmallVector<unsigned> simpleMovesOrder(const BlockDependences &deps,
+                                             ArrayRef<NodeKind> kinds,
+                                             ArrayRef<unsigned> order) {
   unsigned n = deps.getOps().size();
-  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
   auto isCompute = [&](unsigned i) { return kinds[i] != NodeKind::Neutral; };
   // Edges go from lower to higher indices, so one sweep each way suffices.
   SmallVector<bool> computeBefore(n, false), computeAfter(n, false);
@@ -154,38 +155,74 @@ mlir::gp::simpleMovesOrder(const BlockDependences &deps,
 }
 
 SmallVector<unsigned>
-mlir::gp::materializeOrder(const BlockDependences &deps,
+mlir::gp::simpleMovesOrder(const BlockDependences &deps,
                            const CaptureSafetyAnalysis &safety,
                            ArrayRef<unsigned> order) {
+  return ::simpleMovesOrder(deps, kindsOf(deps, safety), order);
+}
+
+static SmallVector<unsigned> materializeOrder(const BlockDependences &deps,
+                                             ArrayRef<NodeKind> kinds,
+                                             ArrayRef<unsigned> order) {
   ArrayRef<Operation *> ops = deps.getOps();
   unsigned n = ops.size();
   SmallVector<bool> emitted(n, false);
   SmallVector<unsigned> result;
   result.reserve(n);
-  SmallVector<NodeKind> kinds = kindsOf(deps, safety);
   auto isNeutral = [&](unsigned i) { return kinds[i] == NodeKind::Neutral; };
-  // Neutral ops with results go just before their first user; those without
-  // results (frees) go as soon as everything before them has.
-  std::function<void(unsigned)> emit = [&](unsigned node) {
-    if (emitted[node])
-      return;
-    for (unsigned p : deps.getPredecessors(node))
-      if (!emitted[p])
-        emit(p);
+  auto isResultless = [&](unsigned i) {
+    return isNeutral(i) && ops[i]->getNumResults() == 0;
+  };
+  // Neutral ops without results (frees) go as soon as everything before
+  // them has: count their unmet predecessors, and queue them when none is
+  // left.
+  SmallVector<unsigned> unmet(n, 0);
+  for (unsigned i = 0; i < n; ++i)
+    if (isResultless(i))
+      unmet[i] = deps.getPredecessors(i).size();
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<>>
+      readyResultless;
+  auto markEmitted = [&](unsigned node) {
     emitted[node] = true;
     result.push_back(node);
+    for (unsigned next : deps.getSuccessors(node))
+      if (isResultless(next) && --unmet[next] == 0)
+        readyResultless.push(next);
   };
-  SmallVector<unsigned> resultless;
-  for (unsigned i = 0; i < n; ++i)
-    if (isNeutral(i) && ops[i]->getNumResults() == 0)
-      resultless.push_back(i);
+  // Emits `node` after its unemitted predecessors, depth first without
+  // recursion (chains of views can be long).
+  SmallVector<std::pair<unsigned, unsigned>> stack; // node, next pred
+  auto emit = [&](unsigned node) {
+    if (emitted[node])
+      return;
+    stack.push_back({node, 0});
+    while (!stack.empty()) {
+      auto &[current, nextPred] = stack.back();
+      ArrayRef<unsigned> preds = deps.getPredecessors(current);
+      while (nextPred < preds.size() && emitted[preds[nextPred]])
+        ++nextPred;
+      if (nextPred < preds.size()) {
+        unsigned pred = preds[nextPred];
+        stack.push_back({pred, 0});
+        continue;
+      }
+      unsigned done = current;
+      stack.pop_back();
+      if (!emitted[done])
+        markEmitted(done);
+    }
+  };
   auto flushResultless = [&] {
-    for (unsigned node : resultless)
-      if (!emitted[node] &&
-          llvm::all_of(deps.getPredecessors(node),
-                       [&](unsigned p) { return emitted[p]; }))
-        emit(node);
+    while (!readyResultless.empty()) {
+      unsigned node = readyResultless.top();
+      readyResultless.pop();
+      emit(node);
+    }
   };
+  for (unsigned i = 0; i < n; ++i)
+    if (isResultless(i) && unmet[i] == 0)
+      readyResultless.push(i);
+  // Neutral ops with results go just before their first user.
   for (unsigned node : order) {
     if (isNeutral(node))
       continue;
@@ -195,6 +232,13 @@ mlir::gp::materializeOrder(const BlockDependences &deps,
   for (unsigned node = 0; node < n; ++node)
     emit(node); // Neutral ops no compute op needs, in block order.
   return result;
+}
+
+SmallVector<unsigned>
+mlir::gp::materializeOrder(const BlockDependences &deps,
+                           const CaptureSafetyAnalysis &safety,
+                           ArrayRef<unsigned> order) {
+  return ::materializeOrder(deps, kindsOf(deps, safety), order);
 }
 
 //===----------------------------------------------------------------------===//
@@ -265,8 +309,8 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
   for (const std::string &step : steps) {
     unsigned before = countRuns(current, kinds);
     SmallVector<unsigned> candidate =
-        step == "min-partitions" ? minPartitionsOrder(deps, safety)
-                                 : simpleMovesOrder(deps, safety, current);
+        step == "min-partitions" ? ::minPartitionsOrder(deps, kinds)
+                                 : ::simpleMovesOrder(deps, kinds, current);
     unsigned after = countRuns(candidate, kinds);
     if (after >= before)
       continue;
@@ -286,13 +330,20 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
     current = std::move(candidate);
   }
 
-  SmallVector<unsigned> final = materializeOrder(deps, safety, current);
+  SmallVector<unsigned> final = ::materializeOrder(deps, kinds, current);
   if (!deps.isValidOrder(final))
     return block.getParentOp()->emitError(
         "gp-reorder: internal error: the new order breaks a dependence");
-  Operation *terminator = block.getTerminator();
-  for (unsigned node : final)
-    ops[node]->moveBefore(terminator);
+  // Move only from the first op that changes place: unchanged prefixes
+  // (most of a program that is already well ordered) stay untouched.
+  unsigned firstMoved = 0;
+  while (firstMoved < final.size() && final[firstMoved] == firstMoved)
+    ++firstMoved;
+  if (firstMoved < final.size()) {
+    Operation *terminator = block.getTerminator();
+    for (unsigned node : ArrayRef(final).drop_front(firstMoved))
+      ops[node]->moveBefore(terminator);
+  }
 
   unsigned partitions1 = countRuns(final, kinds);
   int64_t peak1 = memory.estimatePeak(toOps(final));

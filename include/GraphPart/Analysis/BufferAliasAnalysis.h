@@ -39,22 +39,32 @@ public:
   /// The values of a class that own storage rather than view it:
   /// allocations, fresh fallback results, and block arguments that are not
   /// partition or kernel arguments (e.g. the program's inputs).
-  llvm::ArrayRef<Value> getRoots(unsigned cls) const { return roots[cls]; }
+  llvm::ArrayRef<Value> getRoots(unsigned cls) const {
+    return llvm::ArrayRef(roots).slice(rootBegin[cls],
+                                       rootBegin[cls + 1] - rootBegin[cls]);
+  }
 
   /// Every memref value of a class, in pre-order.
-  llvm::ArrayRef<Value> getMembers(unsigned cls) const { return members[cls]; }
+  llvm::ArrayRef<Value> getMembers(unsigned cls) const {
+    return llvm::ArrayRef(members).slice(
+        memberBegin[cls], memberBegin[cls + 1] - memberBegin[cls]);
+  }
 
 private:
   unsigned find(unsigned id);
   void unite(Value a, Value b);
-  void add(Value value);
+  /// The id of a memref value, numbering it if it is new.
+  unsigned add(Value value);
 
   llvm::DenseMap<Value, unsigned> ids;
   llvm::SmallVector<Value> values;
   llvm::SmallVector<unsigned> parent;
   llvm::SmallVector<unsigned> classOf;
-  llvm::SmallVector<llvm::SmallVector<Value, 2>> roots;
-  llvm::SmallVector<llvm::SmallVector<Value, 4>> members;
+  /// Members and roots of all classes, grouped by class: those of class c
+  /// are [memberBegin[c], memberBegin[c + 1]) (one flat array rather than a
+  /// vector per class: large programs have a class per allocation).
+  llvm::SmallVector<Value> members, roots;
+  llvm::SmallVector<unsigned> memberBegin, rootBegin;
   unsigned numClasses = 0;
 };
 

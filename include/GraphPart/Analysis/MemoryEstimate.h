@@ -40,7 +40,6 @@ public:
 private:
   int64_t estimateBytes(Value root) const;
 
-  Block &block;
   const BufferAliasAnalysis &aliases;
   /// The storage classes each compute op of the block touches.
   llvm::DenseMap<Operation *, llvm::SmallVector<unsigned, 4>> touched;
