@@ -13,8 +13,7 @@ using namespace mlir;
 using namespace mlir::gp;
 
 OpRole mlir::gp::getOpRole(Operation *op) {
-  if (op->hasTrait<OpTrait::IsTerminator>())
-    return OpRole::Terminator;
+  // gp ops first: comparing op names is cheaper than asking for a trait.
   if (isa<KernelOp, FallbackOp, CopyOp, ItemOp, SymIntUnbackedOp, RngFillOp,
           PartitionOp>(op))
     return OpRole::Compute;
@@ -22,6 +21,8 @@ OpRole mlir::gp::getOpRole(Operation *op) {
     return OpRole::Glue;
   if (isa<SymIntOp, SymIntDimOp, RngStateOp>(op))
     return OpRole::HostDefinition;
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return OpRole::Terminator;
   if (op->getNumRegions() != 0)
     return OpRole::Compute;
   // Upstream views, allocations and frees (memref.subview, memref.alloc, ...).

@@ -84,9 +84,10 @@ static bool isBuffer(Value value) {
 class BlockPartitioner {
 public:
   BlockPartitioner(Block &block, const CaptureSafetyAnalysis &safety,
+                   const BufferAliasAnalysis &aliases,
                    const PartitionOptions &options, unsigned &nextId)
       : block(block), safety(safety), options(options), nextId(nextId),
-        aliases(block.getParentOp()) {}
+        aliases(aliases) {}
 
   SmallVector<PartitionSummary> run();
 
@@ -112,7 +113,8 @@ private:
   const CaptureSafetyAnalysis &safety;
   const PartitionOptions &options;
   unsigned &nextId;
-  BufferAliasAnalysis aliases;
+  /// Of the function as it was before this block was partitioned.
+  const BufferAliasAnalysis &aliases;
 
   SmallVector<Operation *> ops; // the block's ops, terminator excluded
   llvm::DenseMap<Operation *, unsigned> position;
@@ -836,8 +838,23 @@ LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {
 
   unsigned nextId = 0;
   SmallVector<PartitionSummary> summaries;
-  for (auto &[block, safety] : blocks) {
-    BlockPartitioner partitioner(*block, *safety, partitionOptions, nextId);
+  // The first block sees the function as the cached analysis does (kept
+  // from gp-reorder, which only moves ops); later blocks see the
+  // partitions made before them, so they get a fresh one.
+  std::optional<BufferAliasAnalysis> fresh;
+  for (auto [index, entry] : llvm::enumerate(blocks)) {
+    auto &[block, safety] = entry;
+    const BufferAliasAnalysis *aliases;
+    if (index == 0) {
+      aliases = func == getOperation()
+                    ? &getAnalysis<BufferAliasAnalysis>()
+                    : &getChildAnalysis<BufferAliasAnalysis>(func);
+    } else {
+      fresh.emplace(func.getOperation());
+      aliases = &*fresh;
+    }
+    BlockPartitioner partitioner(*block, *safety, *aliases, partitionOptions,
+                                 nextId);
     summaries.append(partitioner.run());
   }
   for (PartitionSummary summary : summaries) {

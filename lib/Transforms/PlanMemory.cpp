@@ -114,7 +114,12 @@ int64_t mlir::gp::assignArenaOffsets(ArrayRef<ArenaRequest> requests,
   int64_t best = -1;
   SmallVector<int64_t> candidate;
   SmallVector<unsigned> order;
+  // An arena at the live lower bound cannot be beaten: stop trying orders
+  // (later orders only replace the best when strictly smaller).
+  int64_t lowerBound = liveLowerBound(requests);
   auto tryOrder = [&](auto less) {
+    if (best >= 0 && best <= lowerBound)
+      return;
     order.assign(identity.begin(), identity.end());
     llvm::sort(order, less);
     int64_t arena = placeInOrder(requests, order, candidate);

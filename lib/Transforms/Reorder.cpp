@@ -364,11 +364,16 @@ void GPReorderPass::runOnOperation() {
     std::string text;
     llvm::raw_string_ostream log(text);
     log << "gp-reorder: @" << func.getName() << "\n";
-    BufferAliasAnalysis aliases(func);
+    const BufferAliasAnalysis &aliases =
+        func == getOperation() ? getAnalysis<BufferAliasAnalysis>()
+                               : getChildAnalysis<BufferAliasAnalysis>(func);
     for (Block &block : func.getFunctionBody())
       if (failed(reorderBlock(block, aliases, log)))
         return signalPassFailure();
     if (report)
       writeReport(text);
   }
+  // Moving ops changes no value and no aliasing: gp-partition can reuse the
+  // alias classes.
+  markAnalysesPreserved<BufferAliasAnalysis>();
 }

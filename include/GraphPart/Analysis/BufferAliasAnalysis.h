@@ -30,7 +30,9 @@ public:
   bool contains(Value value) const { return ids.count(value); }
 
   /// The storage class of a memref value, numbered densely from 0 in the
-  /// order classes first appear in a pre-order walk.
+  /// order classes first appeared in a pre-order walk when the analysis was
+  /// made. Moving ops keeps the classes valid (gp-reorder preserves the
+  /// analysis for gp-partition), but may change which class comes first.
   unsigned getClass(Value value) const;
   unsigned getNumClasses() const { return numClasses; }
 

@@ -380,12 +380,17 @@ LogicalResult KernelOp::verifyRegions() {
 void KernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  for (OpOperand &input : getInputsMutable())
-    if (isa<MemRefType>(input.get().getType()))
-      effects.emplace_back(MemoryEffects::Read::get(), &input);
-  for (OpOperand &output : getOutputsMutable()) {
-    effects.emplace_back(MemoryEffects::Read::get(), &output);
-    effects.emplace_back(MemoryEffects::Write::get(), &output);
+  // Operands are the ins, then the outs. Indexing them directly avoids
+  // get{Inputs,Outputs}Mutable(), which build a segment-sizes attribute on
+  // every call (this runs for every kernel in every analysis).
+  unsigned numInputs = getInputs().size();
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    bool isInput = operand.getOperandNumber() < numInputs;
+    if (isInput && !isa<MemRefType>(operand.get().getType()))
+      continue;
+    effects.emplace_back(MemoryEffects::Read::get(), &operand);
+    if (!isInput)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand);
   }
 }
 
