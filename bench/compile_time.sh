@@ -1,33 +1,54 @@
 #!/usr/bin/env bash
 # Measures gp-opt --gp-pipeline on synthetic programs of 1k, 10k and 100k
-# top-level ops (5% unsafe round trips, 10% views). Prints, per size, the
-# wall time of the whole command (parse, pipeline, print) and the time of
-# GraphPart's passes alone (from --mlir-timing), best of 3 runs.
+# top-level ops (5% unsafe round trips, 10% views). Per size, best of RUNS
+# runs (default 5; wall times on a shared machine vary by +-30%, the best
+# run is the one least disturbed):
+#   wall_s      the whole command (parse, verify, pipeline, print), as run
+#               by default (single-threaded on <= 2 hardware threads)
+#   threads_s   the same with MLIR threading forced on
+#   passes_s    GraphPart's passes alone (from --mlir-timing), and each pass
+# and the growth of wall_s from 10k to 100k ops.
 # usage: bench/compile_time.sh [BUILD_DIR] [EXTRA_GP_OPT_FLAGS...]
-#   e.g. bench/compile_time.sh build --mlir-disable-threading
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 shift || true
+runs="${RUNS:-5}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-printf "%8s %10s %10s %10s %10s %10s\n" ops wall_s passes_s reorder_s partition_s plan_s
-for n in 1000 10000 100000; do
-  python3 "$root/bench/gen_program.py" "$n" > "$tmp/p$n.mlir"
-  best=""
-  for run in 1 2 3; do
+
+# Best wall time (seconds) of $runs runs of gp-opt with the given flags; the
+# --mlir-timing report of the best run is left in $tmp/timing.
+best_wall() {
+  local input="$1" best="" start end wall
+  shift
+  for _ in $(seq "$runs"); do
     start=$(date +%s.%N)
-    "$build/bin/gp-opt" "$tmp/p$n.mlir" --gp-pipeline -o /dev/null \
-      --mlir-timing "$@" 2> "$tmp/timing"
+    "$build/bin/gp-opt" "$input" --gp-pipeline -o /dev/null --mlir-timing \
+      "$@" 2> "$tmp/timing.run"
     end=$(date +%s.%N)
     wall=$(echo "$end - $start" | bc)
-    read -r reorder partition plan < <(awk '
-      /GPReorderPass/ {r=$1} /GPPartitionPass/ {p=$1} /GPPlanMemoryPass/ {m=$1}
-      END {print r, p, m}' "$tmp/timing")
-    passes=$(echo "$reorder + $partition + $plan" | bc)
-    if [ -z "$best" ] || (( $(echo "$wall < ${best%% *}" | bc) )); then
-      best="$wall $passes $reorder $partition $plan"
+    if [ -z "$best" ] || (( $(echo "$wall < $best" | bc) )); then
+      best="$wall"
+      cp "$tmp/timing.run" "$tmp/timing"
     fi
   done
-  printf "%8s %10.3f %10.3f %10.3f %10.3f %10.3f\n" "$n" $best
+  echo "$best"
+}
+
+printf "%8s %9s %10s %9s %10s %12s %8s\n" \
+  ops wall_s threads_s passes_s reorder_s partition_s plan_s
+declare -A walls
+for n in 1000 10000 100000; do
+  python3 "$root/bench/gen_program.py" "$n" > "$tmp/p$n.mlir"
+  threads=$(best_wall "$tmp/p$n.mlir" --mlir-disable-threading=false "$@")
+  wall=$(best_wall "$tmp/p$n.mlir" "$@")
+  read -r reorder partition plan < <(awk '
+    /GPReorderPass/ {r=$1} /GPPartitionPass/ {p=$1} /GPPlanMemoryPass/ {m=$1}
+    END {print r, p, m}' "$tmp/timing")
+  passes=$(echo "$reorder + $partition + $plan" | bc)
+  walls[$n]=$wall
+  printf "%8s %9.3f %10.3f %9.3f %10.3f %12.3f %8.3f\n" "$n" "$wall" \
+    "$threads" "$passes" "$reorder" "$partition" "$plan"
 done
+printf "growth 10k -> 100k: %.1fx\n" "$(echo "${walls[100000]} / ${walls[10000]}" | bc -l)"

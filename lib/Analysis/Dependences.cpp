@@ -23,7 +23,9 @@ struct EffectSummary {
 
 /// Keys: alias classes for buffers, one key per other value (RNG states),
 /// and one for effects on no particular value.
-static constexpr uint64_t kGlobalKey = ~uint64_t(0);
+/// (Alias classes are below 2^32, other values from 2^32 up; the global key
+/// must not be DenseMap's empty or tombstone key, ~0 and ~0 - 1.)
+static constexpr uint64_t kGlobalKey = uint64_t(1) << 63;
 
 static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
                       llvm::DenseMap<Value, uint64_t> &valueKeys,
@@ -31,8 +33,8 @@ static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
   auto keyOf = [&](Value value) -> uint64_t {
     if (!value)
       return kGlobalKey;
-    if (aliases.contains(value))
-      return aliases.getClass(value);
+    if (std::optional<unsigned> cls = aliases.findClass(value))
+      return *cls;
     auto [it, inserted] =
         valueKeys.try_emplace(value, (uint64_t(1) << 32) + valueKeys.size());
     return it->second;
@@ -65,6 +67,7 @@ static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
 BlockDependences::BlockDependences(Block &block,
                                    const BufferAliasAnalysis &aliases) {
   index.reserve(block.getOperations().size());
+  ops.reserve(block.getOperations().size());
   for (Operation &op : block.without_terminator()) {
     index[&op] = ops.size();
     ops.push_back(&op);
@@ -74,8 +77,10 @@ BlockDependences::BlockDependences(Block &block,
   succs.resize(n);
 
   llvm::DenseMap<Value, uint64_t> valueKeys;
-  llvm::DenseMap<uint64_t, unsigned> lastWriter;
-  llvm::DenseMap<uint64_t, SmallVector<unsigned, 4>> readersSinceWrite;
+  // Keys are mostly alias classes: size the maps for them up front.
+  llvm::DenseMap<uint64_t, unsigned> lastWriter(aliases.getNumClasses());
+  llvm::DenseMap<uint64_t, SmallVector<unsigned, 4>> readersSinceWrite(
+      aliases.getNumClasses());
   int lastBarrier = -1;
   SmallVector<unsigned> memorySinceBarrier;
 

@@ -38,11 +38,11 @@ MemoryEstimator::MemoryEstimator(Block &block,
     llvm::SmallSetVector<unsigned, 4> classes;
     walkOuterUsers(&op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
-        if (aliases.contains(operand))
-          classes.insert(aliases.getClass(operand));
+        if (std::optional<unsigned> cls = aliases.findClass(operand))
+          classes.insert(*cls);
       for (Value result : nested->getResults())
-        if (aliases.contains(result))
-          classes.insert(aliases.getClass(result));
+        if (std::optional<unsigned> cls = aliases.findClass(result))
+          classes.insert(*cls);
     });
     touched[&op].assign(classes.begin(), classes.end());
     for (unsigned cls : classes)

@@ -10,6 +10,14 @@ using namespace mlir;
 using namespace mlir::gp;
 
 ProgramOrder::ProgramOrder(Block &block) {
+  size_t numOps = 0;
+  for (Operation &op : block) {
+    ++numOps;
+    if (auto partition = dyn_cast<PartitionOp>(op))
+      numOps += partition.getBody().front().getOperations().size();
+  }
+  ops.reserve(numOps);
+  position.reserve(numOps);
   auto add = [&](Operation *op) {
     position[op] = ops.size();
     ops.push_back(op);

@@ -140,6 +140,9 @@ private:
 } // namespace
 
 void BlockPartitioner::formGroups() {
+  size_t numOps = block.getOperations().size();
+  position.reserve(numOps);
+  placement.reserve(numOps);
   for (Operation &op : block.without_terminator()) {
     position[&op] = ops.size();
     ops.push_back(&op);
@@ -230,19 +233,20 @@ void BlockPartitioner::placeOps() {
 
   // Backwards, so that an allocation sees where its views went.
   int lastComputeGroup = -1;
-  llvm::DenseMap<Operation *, int> computeGroupBefore;
-  for (Operation *op : ops) {
-    if (placement.count(op) && placement[op].member)
-      lastComputeGroup = placement[op].group;
-    computeGroupBefore[op] = lastComputeGroup;
+  SmallVector<int> computeGroupBefore(ops.size()); // by position
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    if (auto it = placement.find(op); it != placement.end() && it->second.member)
+      lastComputeGroup = it->second.group;
+    computeGroupBefore[index] = lastComputeGroup;
   }
-  for (Operation *op : llvm::reverse(ops)) {
+  for (unsigned index = ops.size(); index-- > 0;) {
+    Operation *op = ops[index];
     if (getOpRole(op) != OpRole::Glue)
       continue;
     if (op->getNumResults() == 0) {
       // A free goes with the work before it.
-      if (computeGroupBefore[op] >= 0)
-        placement[op] = {true, computeGroupBefore[op]};
+      if (computeGroupBefore[index] >= 0)
+        placement[op] = {true, computeGroupBefore[index]};
       continue;
     }
     int first = firstMemberUse(op);
@@ -253,11 +257,10 @@ void BlockPartitioner::placeOps() {
   // Forwards: everything else stays outside, right after the group that
   // defines its operands, unless a member of that same group needs it.
   for (Operation *op : ops) {
-    if (placement.count(op) && placement[op].member)
+    if (auto it = placement.find(op); it != placement.end() && it->second.member)
       continue;
     int defGroup = -1;
-    for (Value operand : op->getOperands())
-      defGroup = std::max(defGroup, availableAfter(operand));
+    // The op's own operands, and those of the ops nested in it.
     walkOuterUsers(op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         defGroup = std::max(defGroup, availableAfter(operand));
@@ -269,17 +272,17 @@ void BlockPartitioner::placeOps() {
 
   membersOf.assign(groups.size(), {});
   for (Operation *op : ops)
-    if (placement[op].member)
-      membersOf[placement[op].group].push_back(op);
+    if (const Placement &p = placement[op]; p.member)
+      membersOf[p.group].push_back(op);
 }
 
 void BlockPartitioner::computeLifetimes() {
   llvm::DenseMap<unsigned, int> lastSlot;
   auto noteUse = [&](Value value, int slot) {
-    if (!aliases.contains(value))
+    std::optional<unsigned> cls = aliases.findClass(value);
+    if (!cls)
       return;
-    unsigned cls = aliases.getClass(value);
-    int &last = lastSlot.try_emplace(cls, slot).first->second;
+    int &last = lastSlot.try_emplace(*cls, slot).first->second;
     last = std::max(last, slot);
   };
   for (Operation &op : block)
@@ -446,16 +449,17 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
         if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
           return;
         for (Value operand : nested->getOperands())
-          if (aliases.contains(original(operand)))
-            writtenClasses.insert(aliases.getClass(original(operand)));
+          if (std::optional<unsigned> cls = aliases.findClass(original(operand)))
+            writtenClasses.insert(*cls);
         return;
       }
       SmallVector<MemoryEffects::EffectInstance> list;
       effects.getEffects(list);
       for (auto &effect : list)
-        if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
-            aliases.contains(original(effect.getValue())))
-          writtenClasses.insert(aliases.getClass(original(effect.getValue())));
+        if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue())
+          if (std::optional<unsigned> cls =
+                  aliases.findClass(original(effect.getValue())))
+            writtenClasses.insert(*cls);
     });
 
   SmallVector<int64_t> writes, frees;
@@ -561,13 +565,15 @@ SmallVector<PartitionSummary> BlockPartitioner::run() {
   collectShapeSymbols();
 
   // Remember the final order before ops move into partitions.
-  SmallVector<Operation *> outside;
+  SmallVector<std::pair<int, Operation *>> outsideBySlot;
   for (Operation *op : ops)
-    if (!placement[op].member)
-      outside.push_back(op);
-  llvm::stable_sort(outside, [&](Operation *a, Operation *b) {
-    return placement[a].slot() < placement[b].slot();
-  });
+    if (const Placement &p = placement[op]; !p.member)
+      outsideBySlot.push_back({p.slot(), op});
+  llvm::stable_sort(outsideBySlot, llvm::less_first());
+  SmallVector<Operation *> outside;
+  outside.reserve(outsideBySlot.size());
+  for (auto &entry : outsideBySlot)
+    outside.push_back(entry.second);
 
   SmallVector<PartitionSummary> summaries;
   for (int g = 0, e = groups.size(); g < e; ++g)

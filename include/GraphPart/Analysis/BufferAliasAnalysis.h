@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::gp {
 
 class BufferAliasAnalysis {
@@ -34,6 +36,15 @@ public:
   /// made. Moving ops keeps the classes valid (gp-reorder preserves the
   /// analysis for gp-partition), but may change which class comes first.
   unsigned getClass(Value value) const;
+
+  /// The class of `value`, or nullopt when it is not a memref the analysis
+  /// has seen (one lookup instead of contains() then getClass()).
+  std::optional<unsigned> findClass(Value value) const {
+    auto it = ids.find(value);
+    if (it == ids.end())
+      return std::nullopt;
+    return classOf[it->second];
+  }
   unsigned getNumClasses() const { return numClasses; }
 
   bool mayAlias(Value a, Value b) const { return getClass(a) == getClass(b); }
