@@ -74,6 +74,8 @@ BufferAliasAnalysis::BufferAliasAnalysis(Operation *root) {
       if (isBuffer(result))
         add(result);
 
+    if (isa<BufferAllocOp>(op))
+      return; // A fresh buffer; its operands are sizes.
     if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
       uniteAliasing(view.getViewDest(), view.getViewSource());
       return;

@@ -77,10 +77,30 @@ BlockDependences::BlockDependences(Block &block,
   succs.resize(n);
 
   llvm::DenseMap<Value, uint64_t> valueKeys;
-  // Keys are mostly alias classes: size the maps for them up front.
-  llvm::DenseMap<uint64_t, unsigned> lastWriter(aliases.getNumClasses());
-  llvm::DenseMap<uint64_t, SmallVector<unsigned, 4>> readersSinceWrite(
-      aliases.getNumClasses());
+  // Per storage key: the last op that wrote it and the ops that read it
+  // since. Keys are mostly alias classes, which index a vector; the others
+  // (RNG states, the global key) go in a map. A barrier (an op with unknown
+  // effects) forgets everything by starting a new epoch, not by clearing.
+  struct KeyState {
+    unsigned epoch = 0;
+    int lastWriter = -1;
+    SmallVector<unsigned, 2> readers;
+  };
+  unsigned epoch = 1;
+  SmallVector<KeyState> classStates(aliases.getNumClasses());
+  llvm::DenseMap<uint64_t, KeyState> otherStates;
+  // The state of `key` in this epoch (reset if older). The reference is
+  // only good until the next call.
+  auto stateOf = [&](uint64_t key) -> KeyState & {
+    KeyState &state = key < classStates.size() ? classStates[key]
+                                                : otherStates[key];
+    if (state.epoch != epoch) {
+      state.epoch = epoch;
+      state.lastWriter = -1;
+      state.readers.clear();
+    }
+    return state;
+  };
   int lastBarrier = -1;
   SmallVector<unsigned> memorySinceBarrier;
 
@@ -105,27 +125,28 @@ BlockDependences::BlockDependences(Block &block,
         before.insert(lastBarrier);
       lastBarrier = i;
       memorySinceBarrier.clear();
-      lastWriter.clear();
-      readersSinceWrite.clear();
+      ++epoch;
+      otherStates.clear();
     } else if (summary.touchesMemory()) {
       if (lastBarrier >= 0)
         before.insert(lastBarrier);
       memorySinceBarrier.push_back(i);
       for (uint64_t key : summary.reads)
-        if (auto it = lastWriter.find(key); it != lastWriter.end())
-          before.insert(it->second);
+        if (int writer = stateOf(key).lastWriter; writer >= 0)
+          before.insert(writer);
       for (uint64_t key : summary.writes) {
-        if (auto it = lastWriter.find(key); it != lastWriter.end())
-          before.insert(it->second);
-        auto &readers = readersSinceWrite[key];
-        before.insert(readers.begin(), readers.end());
+        KeyState &state = stateOf(key);
+        if (state.lastWriter >= 0)
+          before.insert(state.lastWriter);
+        before.insert(state.readers.begin(), state.readers.end());
       }
       for (uint64_t key : summary.reads)
         if (!summary.writes.contains(key))
-          readersSinceWrite[key].push_back(i);
+          stateOf(key).readers.push_back(i);
       for (uint64_t key : summary.writes) {
-        lastWriter[key] = i;
-        readersSinceWrite[key].clear();
+        KeyState &state = stateOf(key);
+        state.lastWriter = i;
+        state.readers.clear();
       }
     }
     before.remove(i);

@@ -27,9 +27,12 @@ static std::optional<int64_t> boundsOf(OpTy op) {
 MemoryEstimator::MemoryEstimator(Block &block,
                                  const BufferAliasAnalysis &aliases)
     : aliases(aliases) {
-  block.getParentOp()->walk([&](SymIntDimOp dim) {
-    if (std::optional<int64_t> value = boundsOf(dim))
-      dimEstimates[{dim.getSource(), dim.getDim()}] = *value;
+  // gp ops never appear in kernel bodies: do not walk them.
+  block.getParentOp()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto dim = dyn_cast<SymIntDimOp>(op))
+      if (std::optional<int64_t> value = boundsOf(dim))
+        dimEstimates[{dim.getSource(), dim.getDim()}] = *value;
+    return isa<KernelOp>(op) ? WalkResult::skip() : WalkResult::advance();
   });
   // What each compute op touches does not depend on the order: find it once.
   for (Operation &op : block.without_terminator()) {
