@@ -66,12 +66,12 @@ static void summarize(Operation *op, const BufferAliasAnalysis &aliases,
 
 BlockDependences::BlockDependences(Block &block,
                                    const BufferAliasAnalysis &aliases) {
-  index.reserve(block.getOperations().size());
-  ops.reserve(block.getOperations().size());
-  for (Operation &op : block.without_terminator()) {
-    index[&op] = ops.size();
+  for (Operation &op : block.without_terminator())
     ops.push_back(&op);
-  }
+  // Sized once the ops are counted (an op list's size() walks the list).
+  index.reserve(ops.size());
+  for (auto [i, op] : llvm::enumerate(ops))
+    index[op] = i;
   unsigned n = ops.size();
   preds.resize(n);
   succs.resize(n);

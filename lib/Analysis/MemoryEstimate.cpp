@@ -35,11 +35,14 @@ MemoryEstimator::MemoryEstimator(Block &block,
     return isa<KernelOp>(op) ? WalkResult::skip() : WalkResult::advance();
   });
   // What each compute op touches does not depend on the order: find it once.
-  for (Operation &op : block.without_terminator()) {
-    if (getOpRole(&op) != OpRole::Compute)
-      continue;
+  SmallVector<Operation *> computeOps;
+  for (Operation &op : block.without_terminator())
+    if (getOpRole(&op) == OpRole::Compute)
+      computeOps.push_back(&op);
+  touched.reserve(computeOps.size());
+  for (Operation *op : computeOps) {
     llvm::SmallSetVector<unsigned, 4> classes;
-    walkOuterUsers(&op, [&](Operation *nested) {
+    walkOuterUsers(op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (std::optional<unsigned> cls = aliases.findClass(operand))
           classes.insert(*cls);
@@ -47,7 +50,7 @@ MemoryEstimator::MemoryEstimator(Block &block,
         if (std::optional<unsigned> cls = aliases.findClass(result))
           classes.insert(*cls);
     });
-    touched[&op].assign(classes.begin(), classes.end());
+    touched[op].assign(classes.begin(), classes.end());
     for (unsigned cls : classes)
       for (Value root : aliases.getRoots(cls)) {
         Operation *definer = root.getDefiningOp();

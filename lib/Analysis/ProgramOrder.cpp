@@ -10,24 +10,16 @@ using namespace mlir;
 using namespace mlir::gp;
 
 ProgramOrder::ProgramOrder(Block &block) {
-  size_t numOps = 0;
   for (Operation &op : block) {
-    ++numOps;
-    if (auto partition = dyn_cast<PartitionOp>(op))
-      numOps += partition.getBody().front().getOperations().size();
-  }
-  ops.reserve(numOps);
-  position.reserve(numOps);
-  auto add = [&](Operation *op) {
-    position[op] = ops.size();
-    ops.push_back(op);
-  };
-  for (Operation &op : block) {
-    add(&op);
+    ops.push_back(&op);
     if (auto partition = dyn_cast<PartitionOp>(op))
       for (Operation &inner : partition.getBody().front())
-        add(&inner);
+        ops.push_back(&inner);
   }
+  // Sized once the ops are counted (an op list's size() walks the list).
+  position.reserve(ops.size());
+  for (auto [index, op] : llvm::enumerate(ops))
+    position[op] = index;
 }
 
 Value mlir::gp::getPassedFrom(Value value) {

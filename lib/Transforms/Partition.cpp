@@ -140,20 +140,21 @@ private:
 } // namespace
 
 void BlockPartitioner::formGroups() {
-  size_t numOps = block.getOperations().size();
-  position.reserve(numOps);
-  placement.reserve(numOps);
-  for (Operation &op : block.without_terminator()) {
-    position[&op] = ops.size();
+  for (Operation &op : block.without_terminator())
     ops.push_back(&op);
-    if (getOpRole(&op) != OpRole::Compute)
+  // Sized once the ops are counted (an op list's size() walks the list).
+  position.reserve(ops.size());
+  placement.reserve(ops.size());
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    position[op] = index;
+    if (getOpRole(op) != OpRole::Compute)
       continue;
-    std::optional<StringRef> reason = safety.getReason(&op);
+    std::optional<StringRef> reason = safety.getReason(op);
     if (groups.empty() || groups.back().capturable != !reason.has_value()) {
       groups.emplace_back();
       groups.back().capturable = !reason.has_value();
     }
-    groups.back().computeOps.push_back(&op);
+    groups.back().computeOps.push_back(op);
     if (reason)
       groups.back().reasons.insert(*reason);
   }
