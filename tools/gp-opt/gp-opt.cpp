@@ -51,7 +51,11 @@ int main(int argc, char **argv) {
   registry.insert<mlir::gp::GPDialect>();
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
-      argc, argv, "GraphPart optimizer driver\n", registry);
+      argc, argv,
+      "GraphPart optimizer driver\n\n"
+      "  On machines with two hardware threads or fewer, runs single-threaded\n"
+      "  unless --mlir-disable-threading=false is given.\n",
+      registry);
   disableThreadingOnSmallMachines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, inputFilename, outputFilename, registry));
