@@ -286,14 +286,20 @@ void BlockPartitioner::computeLifetimes() {
     int &last = lastSlot.try_emplace(*cls, slot).first->second;
     last = std::max(last, slot);
   };
-  for (Operation &op : block)
+  for (Operation &op : block) {
+    int slot = slotOf(&op);
     walkOuterUsers(&op, [&](Operation *nested) {
       for (Value operand : nested->getOperands())
-        noteUse(operand, slotOf(&op));
+        noteUse(operand, slot);
     });
-  for (Operation *op : ops)
+  }
+  for (Operation *op : ops) {
+    if (op->getNumResults() == 0)
+      continue;
+    int slot = slotOf(op);
     for (Value result : op->getResults())
-      noteUse(result, slotOf(op));
+      noteUse(result, slot);
+  }
   // Uses from other blocks escape this block's partitions.
   for (Operation *op : ops)
     for (Value result : op->getResults())
@@ -437,9 +443,17 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
                            position.lookup(top),
                            cast<OpResult>(orig).getResultNumber());
   };
-  SmallVector<Value> inputs(used.begin(), used.end());
-  llvm::stable_sort(inputs,
-                    [&](Value a, Value b) { return key(a) < key(b); });
+  // Keys computed once per input, not per comparison.
+  using Key = decltype(key(std::declval<Value>()));
+  SmallVector<std::pair<Key, Value>> keyed;
+  keyed.reserve(used.size());
+  for (Value value : used)
+    keyed.push_back({key(value), value});
+  llvm::stable_sort(keyed, llvm::less_first());
+  SmallVector<Value> inputs;
+  inputs.reserve(keyed.size());
+  for (auto &entry : keyed)
+    inputs.push_back(entry.second);
 
   // Which inputs this partition writes, and which it frees.
   llvm::DenseSet<unsigned> writtenClasses;

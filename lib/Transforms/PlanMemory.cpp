@@ -220,8 +220,8 @@ void FunctionPlanner::insertFrees() {
     unsigned &last = lastUse.try_emplace(owner, pos).first->second;
     last = std::max(last, pos);
   };
-  for (Operation *op : order.getOps()) {
-    unsigned pos = order.positionOf(op);
+  // Positions are indices into the order's op list.
+  for (auto [pos, op] : llvm::enumerate(order.getOps())) {
     for (Value result : op->getResults())
       noteUse(result, pos);
     if (op == block.getTerminator()) {
@@ -233,7 +233,7 @@ void FunctionPlanner::insertFrees() {
     for (Value operand : op->getOperands())
       noteUse(operand, pos);
     // Regions that are not expanded (control flow) use values too.
-    if (!isa<KernelOp, PartitionOp>(op))
+    if (op->getNumRegions() != 0 && !isa<KernelOp, PartitionOp>(op))
       op->walk([&](Operation *nested) {
         for (Value operand : nested->getOperands())
           noteUse(operand, pos);
@@ -350,8 +350,7 @@ void FunctionPlanner::assignOffsets() {
   };
   SmallVector<Chain> chains;
   llvm::DenseMap<Value, unsigned> chainOf;
-  for (Operation *op : order.getOps()) {
-    unsigned pos = order.positionOf(op);
+  for (auto [pos, op] : llvm::enumerate(order.getOps())) {
     if (auto alloc = dyn_cast<BufferAllocOp>(op)) {
       MemRefType type = alloc.getType();
       std::optional<int64_t> bytes = getStaticByteSize(type);
@@ -362,7 +361,8 @@ void FunctionPlanner::assignOffsets() {
         continue;
       }
       chainOf[alloc.getResult()] = chains.size();
-      chains.push_back({alloc, alignUp(std::max<int64_t>(*bytes, 1)), pos,
+      chains.push_back({alloc, alignUp(std::max<int64_t>(*bytes, 1)),
+                        static_cast<unsigned>(pos),
                         end});
     } else if (auto reuse = dyn_cast<BufferReuseOp>(op)) {
       auto it = chainOf.find(getBufferObject(reuse.getSource()));
@@ -372,12 +372,12 @@ void FunctionPlanner::assignOffsets() {
   }
   // A chain lives until its last buffer is freed (or to the end).
   SmallVector<bool> freed(chains.size(), false);
-  for (Operation *op : order.getOps())
+  for (auto [pos, op] : llvm::enumerate(order.getOps()))
     if (auto free = dyn_cast<BufferDeallocOp>(op)) {
       auto it = chainOf.find(getBufferObject(free.getBuffer()));
       if (it == chainOf.end())
         continue;
-      chains[it->second].last = order.positionOf(op);
+      chains[it->second].last = pos;
       freed[it->second] = true;
     }
   // Freed by a reuse: still live, as the reuse's buffer, until that one is.
