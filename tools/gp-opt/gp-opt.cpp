@@ -9,6 +9,7 @@
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Transforms/Passes.h"
 #include "GraphPart/Transforms/Pipeline.h"
+#include "HugePageHeap.h"
 #include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -37,6 +38,7 @@ static void disableThreadingOnSmallMachines() {
 }
 
 int main(int argc, char **argv) {
+  gp::useHugePageHeap();
   mlir::registerAllPasses();
   mlir::gp::registerGraphPartPasses();
   mlir::gp::registerGraphPartConversionPasses();
