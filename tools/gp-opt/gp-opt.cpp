@@ -24,7 +24,7 @@
 /// On a machine with two hardware threads or fewer, MLIR's threading costs
 /// more than it gives for GraphPart's pipelines: its passes work on whole
 /// modules, so threads only verify kernel bodies in parallel, one task per
-/// kernel (a 100k-op program compiles in 2.4 s threaded against 1.9 s
+/// kernel (a 100k-op program compiles in 2.1 s threaded against 1.7 s
 /// single-threaded on 2 cores; docs/Performance.md). There, gp-opt runs
 /// single-threaded unless --mlir-disable-threading is given either way.
 static void disableThreadingOnSmallMachines() {
