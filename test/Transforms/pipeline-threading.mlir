@@ -1,10 +1,12 @@
 // gp-opt runs single-threaded by default on machines with two hardware
 // threads or fewer; an explicit --mlir-disable-threading, either way, is
-// honoured. The result is the same in every mode. Two functions: gp-reorder
-// keeps each one's alias analysis for gp-partition, which must find its own.
+// honoured. Its heap uses huge pages unless GP_OPT_HUGE_PAGES=0. The result
+// is the same in every mode. Two functions: gp-reorder keeps each one's
+// alias analysis for gp-partition, which must find its own.
 // RUN: gp-opt %s --gp-pipeline | FileCheck %s
 // RUN: gp-opt %s --gp-pipeline --mlir-disable-threading | FileCheck %s
 // RUN: gp-opt %s --gp-pipeline --mlir-disable-threading=false | FileCheck %s
+// RUN: env GP_OPT_HUGE_PAGES=0 gp-opt %s --gp-pipeline | FileCheck %s
 
 #cuda0 = #gp.device<cuda:0>
 #cpu = #gp.device<cpu>
