@@ -25,6 +25,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <tuple>
+
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPPLANMEMORYPASS

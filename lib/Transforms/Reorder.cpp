@@ -12,6 +12,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <queue>
 #include <sstream>
 
