@@ -27,7 +27,6 @@
 
 #include <tuple>
 
-
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPPLANMEMORYPASS
 #include "GraphPart/Transforms/Passes.h.inc"
