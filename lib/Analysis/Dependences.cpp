@@ -92,8 +92,8 @@ BlockDependences::BlockDependences(Block &block,
   // The state of `key` in this epoch (reset if older). The reference is
   // only good until the next call.
   auto stateOf = [&](uint64_t key) -> KeyState & {
-    KeyState &state = key < classStates.size() ? classStates[key]
-                                                : otherStates[key];
+    KeyState &state =
+        key < classStates.size() ? classStates[key] : otherStates[key];
     if (state.epoch != epoch) {
       state.epoch = epoch;
       state.lastWriter = -1;

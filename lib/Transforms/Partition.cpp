@@ -236,7 +236,8 @@ void BlockPartitioner::placeOps() {
   int lastComputeGroup = -1;
   SmallVector<int> computeGroupBefore(ops.size()); // by position
   for (auto [index, op] : llvm::enumerate(ops)) {
-    if (auto it = placement.find(op); it != placement.end() && it->second.member)
+    if (auto it = placement.find(op);
+        it != placement.end() && it->second.member)
       lastComputeGroup = it->second.group;
     computeGroupBefore[index] = lastComputeGroup;
   }
@@ -258,7 +259,8 @@ void BlockPartitioner::placeOps() {
   // Forwards: everything else stays outside, right after the group that
   // defines its operands, unless a member of that same group needs it.
   for (Operation *op : ops) {
-    if (auto it = placement.find(op); it != placement.end() && it->second.member)
+    if (auto it = placement.find(op);
+        it != placement.end() && it->second.member)
       continue;
     int defGroup = -1;
     // The op's own operands, and those of the ops nested in it.
@@ -464,7 +466,8 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
         if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
           return;
         for (Value operand : nested->getOperands())
-          if (std::optional<unsigned> cls = aliases.findClass(original(operand)))
+          if (std::optional<unsigned> cls =
+                  aliases.findClass(original(operand)))
             writtenClasses.insert(*cls);
         return;
       }

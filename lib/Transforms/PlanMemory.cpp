@@ -363,8 +363,7 @@ void FunctionPlanner::assignOffsets() {
       }
       chainOf[alloc.getResult()] = chains.size();
       chains.push_back({alloc, alignUp(std::max<int64_t>(*bytes, 1)),
-                        static_cast<unsigned>(pos),
-                        end});
+                        static_cast<unsigned>(pos), end});
     } else if (auto reuse = dyn_cast<BufferReuseOp>(op)) {
       auto it = chainOf.find(getBufferObject(reuse.getSource()));
       if (it != chainOf.end())

@@ -111,7 +111,7 @@ static SmallVector<unsigned> alternatingOrder(const BlockDependences &deps,
 // start with is the one real choice (PyTorch always starts with the unsafe
 // kind, which can cost a partition), so try both.
 static SmallVector<unsigned> minPartitionsOrder(const BlockDependences &deps,
-                                               ArrayRef<NodeKind> kinds) {
+                                                ArrayRef<NodeKind> kinds) {
   SmallVector<unsigned> unsafeFirst = alternatingOrder(deps, kinds, true);
   SmallVector<unsigned> safeFirst = alternatingOrder(deps, kinds, false);
   return countRuns(safeFirst, kinds) < countRuns(unsafeFirst, kinds)
@@ -126,8 +126,8 @@ mlir::gp::minPartitionsOrder(const BlockDependences &deps,
 }
 
 static SmallVector<unsigned> simpleMovesOrder(const BlockDependences &deps,
-                                             ArrayRef<NodeKind> kinds,
-                                             ArrayRef<unsigned> order) {
+                                              ArrayRef<NodeKind> kinds,
+                                              ArrayRef<unsigned> order) {
   unsigned n = deps.getOps().size();
   auto isCompute = [&](unsigned i) { return kinds[i] != NodeKind::Neutral; };
   // Edges go from lower to higher indices, so one sweep each way suffices.
@@ -163,8 +163,8 @@ mlir::gp::simpleMovesOrder(const BlockDependences &deps,
 }
 
 static SmallVector<unsigned> materializeOrder(const BlockDependences &deps,
-                                             ArrayRef<NodeKind> kinds,
-                                             ArrayRef<unsigned> order) {
+                                              ArrayRef<NodeKind> kinds,
+                                              ArrayRef<unsigned> order) {
   ArrayRef<Operation *> ops = deps.getOps();
   unsigned n = ops.size();
   SmallVector<bool> emitted(n, false);

@@ -56,17 +56,16 @@ private:
     size_t regionBytes =
         bytes > kRegionBytes ? roundUp(bytes, kHugePageBytes) : kRegionBytes;
     // One huge page more, to align the start.
-    void *mapped = mmap(nullptr, regionBytes + kHugePageBytes,
-                        PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *mapped =
+        mmap(nullptr, regionBytes + kHugePageBytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapped == MAP_FAILED)
       return false;
     uintptr_t start =
         roundUp(reinterpret_cast<uintptr_t>(mapped), kHugePageBytes);
     // Without transparent huge pages this fails and the region simply
     // uses normal pages.
-    (void)madvise(reinterpret_cast<void *>(start), regionBytes,
-                  MADV_HUGEPAGE);
+    (void)madvise(reinterpret_cast<void *>(start), regionBytes, MADV_HUGEPAGE);
     next = start;
     end = start + regionBytes;
     return true;

@@ -59,6 +59,6 @@ int main(int argc, char **argv) {
       "  unless --mlir-disable-threading=false is given.\n",
       registry);
   disableThreadingOnSmallMachines();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, inputFilename, outputFilename, registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }
