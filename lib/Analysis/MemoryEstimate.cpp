@@ -59,8 +59,8 @@ MemoryEstimator::MemoryEstimator(Block &block,
       }
   }
   for (Value operand : block.getTerminator()->getOperands())
-    if (aliases.contains(operand))
-      liveToEnd.insert(aliases.getClass(operand));
+    if (std::optional<unsigned> cls = aliases.findClass(operand))
+      liveToEnd.insert(*cls);
 }
 
 int64_t MemoryEstimator::estimateIndex(Value value) const {

@@ -342,13 +342,14 @@ void BlockPartitioner::computeLifetimes() {
 
 void BlockPartitioner::collectShapeSymbols() {
   auto add = [&](Value buffer, ValueRange symbols) {
-    if (!aliases.contains(buffer))
+    std::optional<unsigned> cls = aliases.findClass(buffer);
+    if (!cls)
       return;
     llvm::SmallSetVector<Value, 4> *set = nullptr; // Made on first symbol.
     for (Value symbol : symbols)
       if (symbol.getType().isIndex()) {
         if (!set)
-          set = &shapeSymbols[aliases.getClass(buffer)];
+          set = &shapeSymbols[*cls];
         set->insert(symbol);
       }
   };
@@ -404,9 +405,10 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
   SmallVector<Value> layoutSymbols;
   for (Value value : used) {
     Value orig = original(value);
-    if (!isBuffer(orig) || !aliases.contains(orig))
+    std::optional<unsigned> cls = aliases.findClass(orig);
+    if (!isBuffer(orig) || !cls)
       continue;
-    auto it = shapeSymbols.find(aliases.getClass(orig));
+    auto it = shapeSymbols.find(*cls);
     if (it == shapeSymbols.end())
       continue;
     for (Value symbol : it->second) {
@@ -484,9 +486,10 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
   SmallVector<unsigned> returnedInputs;
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Value orig = original(input);
-    if (!isBuffer(input) || !aliases.contains(orig))
+    std::optional<unsigned> found = aliases.findClass(orig);
+    if (!isBuffer(input) || !found)
       continue;
-    unsigned cls = aliases.getClass(orig);
+    unsigned cls = *found;
     if (writtenClasses.contains(cls))
       writes.push_back(index);
     auto freed = freedBy.find(cls);
