@@ -59,8 +59,6 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
         !load(driver.cuGraphExecDestroy, "cuGraphExecDestroy") ||
         !load(driver.cuMemAlloc, "cuMemAlloc_v2") ||
         !load(driver.cuMemFree, "cuMemFree_v2") ||
-        !load(driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
-        !load(driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
         !load(driver.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
         !load(driver.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") ||
         !load(driver.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||

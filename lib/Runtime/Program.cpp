@@ -609,8 +609,13 @@ struct gpRtProgram {
       if (driver) {
         made->driver = driver;
         made->device = std::make_unique<CudaDevice>(driver);
+        // Non-blocking: the legacy default stream (synchronous copies and
+        // frees, anyone's) must not synchronise with this stream, or it
+        // would invalidate a capture open on it.
+        constexpr unsigned kStreamNonBlocking = 1; // CU_STREAM_NON_BLOCKING
         if (gpRtStatus status = driver->check(
-                driver->cuStreamCreate(&made->stream.cuStream, 0),
+                driver->cuStreamCreate(&made->stream.cuStream,
+                                       kStreamNonBlocking),
                 "cuStreamCreate"))
           return status;
         if (rounded > 0) {
@@ -1051,20 +1056,24 @@ static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
     std::memcpy(dst, src, bytes);
     return GP_RT_SUCCESS;
   }
-  // Queued work on this thread's stream comes first.
-  if (gpRtStatus status = context->device->synchronize(context->stream))
-    return status;
+  // On this thread's stream, after its queued work: never on the legacy
+  // default stream, which would synchronise with (and so invalidate) a
+  // capture another thread has open.
   const CudaDriver *driver = program->driver;
-  if (toProgram)
-    return driver->check(
-        driver->cuMemcpyHtoD(reinterpret_cast<CudaDriver::DevicePtr>(dst),
-                             src, bytes),
-        "cuMemcpyHtoD");
-  return driver->check(
-      driver->cuMemcpyDtoH(
-          dst, reinterpret_cast<CudaDriver::DevicePtr>(const_cast<void *>(src)),
-          bytes),
-      "cuMemcpyDtoH");
+  CudaDriver::Handle stream = context->stream.cuStream;
+  auto device = [](const void *pointer) {
+    return reinterpret_cast<CudaDriver::DevicePtr>(pointer);
+  };
+  if (gpRtStatus status =
+          toProgram ? driver->check(driver->cuMemcpyHtoDAsync(
+                                        device(dst), src, bytes, stream),
+                                    "cuMemcpyHtoDAsync")
+                    : driver->check(driver->cuMemcpyDtoHAsync(
+                                        dst, device(src), bytes, stream),
+                                    "cuMemcpyDtoHAsync"))
+    return status;
+  // The caller may reuse or read host memory on return.
+  return context->device->synchronize(context->stream);
 }
 
 GP_RT_EXPORT gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,
@@ -1336,10 +1345,15 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     stream.pool = nullptr;
     std::unique_ptr<Captured> graph;
     gpRtStatus endStatus = device.endCapture(stream, graph);
+    // A failed capture leaves nothing behind (its graph and pool are
+    // dropped here): the next run of the key captures again.
     if (bodyStatus != GP_RT_SUCCESS)
-      return bodyStatus; // The failed capture's graph is dropped.
+      return bodyStatus;
     if (endStatus != GP_RT_SUCCESS)
-      return endStatus;
+      return fail(endStatus, where() + ": the capture failed (" +
+                                 gpRtGetLastError() +
+                                 "): nothing ran; the next run captures "
+                                 "again");
     dropOldestVariant(state, key);
     found = state.keys
                 .emplace(GraphKey{key, std::vector<void *>(

@@ -103,8 +103,6 @@ struct CudaDriver {
   Result (*cuGraphExecDestroy)(Handle exec) = nullptr;
   Result (*cuMemAlloc)(DevicePtr *pointer, size_t bytes) = nullptr;
   Result (*cuMemFree)(DevicePtr pointer) = nullptr;
-  Result (*cuMemcpyHtoD)(DevicePtr dst, const void *src, size_t bytes) = nullptr;
-  Result (*cuMemcpyDtoH)(void *dst, DevicePtr src, size_t bytes) = nullptr;
   Result (*cuMemcpyHtoDAsync)(DevicePtr dst, const void *src, size_t bytes,
                               Handle stream) = nullptr;
   Result (*cuMemcpyDtoHAsync)(void *dst, DevicePtr src, size_t bytes,

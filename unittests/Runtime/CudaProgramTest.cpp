@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <string>
 #include <thread>
@@ -133,10 +135,15 @@ TEST_F(CudaProgramTest, InPlaceUpdate) {
 // Eight threads capture and replay one program at once, each on its own
 // stream with its own device arena.
 TEST_F(CudaProgramTest, ThreadBoundPools) {
-  constexpr int kThreads = 8, kRuns = 20;
+  // Captures keep starting while other threads copy and replay: each thread
+  // cycles through four shape keys and reads its slot back every other run.
+  // A synchronous copy on the legacy stream, or a blocking thread stream,
+  // would invalidate another thread's open capture.
+  constexpr int kThreads = 8, kRuns = 40, kKeys = 4;
   std::vector<void *> arenas(kThreads);
   std::vector<int64_t> results(kThreads, -1);
-  std::atomic<int> failures{0};
+  std::atomic<int> failures{0}, wrongReads{0};
+  std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
@@ -147,25 +154,96 @@ TEST_F(CudaProgramTest, ThreadBoundPools) {
       }
       arenas[t] = arena;
       int64_t zero = 0;
-      gpRtCopyToProgram(program, arena, &zero, sizeof(zero));
+      if (gpRtCopyToProgram(program, arena, &zero, sizeof(zero)) !=
+          GP_RT_SUCCESS)
+        ++failures;
       AddBody body{add, arena, t + 1, 1};
-      int64_t key = 4;
-      for (int run = 0; run < kRuns; ++run)
+      for (int run = 0; run < kRuns; ++run) {
+        int64_t key = 1 + run % kKeys;
         if (gpRtRunPartition(program, 0, &key, AddBody::run, &body) !=
-            GP_RT_SUCCESS)
+            GP_RT_SUCCESS) {
           ++failures;
-      gpRtProgramSynchronize(program);
-      gpRtCopyFromProgram(program, &results[t], arena, sizeof(int64_t));
+          errors[t] = gpRtGetLastError();
+        }
+        if (run % 2 == 1) {
+          int64_t value = -1;
+          if (gpRtCopyFromProgram(program, &value, arena, sizeof(value)) !=
+              GP_RT_SUCCESS)
+            ++failures;
+          else if (value != (t + 1) * (run + 1))
+            ++wrongReads;
+        }
+      }
+      if (gpRtProgramSynchronize(program) != GP_RT_SUCCESS ||
+          gpRtCopyFromProgram(program, &results[t], arena, sizeof(int64_t)) !=
+              GP_RT_SUCCESS)
+        ++failures;
     });
   for (std::thread &thread : threads)
     thread.join();
-  EXPECT_EQ(failures, 0) << gpRtGetLastError();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(wrongReads, 0);
   for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_EQ(results[t], (t + 1) * kRuns) << "thread " << t;
     for (int u = 0; u < t; ++u)
       EXPECT_NE(arenas[t], arenas[u]);
   }
-  EXPECT_EQ(stats().captures, kThreads);
+  EXPECT_EQ(stats().captures, kThreads * kKeys);
+}
+
+/// A body that breaks its own capture the way a careless extern would: a
+/// device-wide synchronisation, which is illegal while capturing.
+struct CaptureBreakingBody {
+  CudaProgramTest *test;
+  void *function;
+  void *target;
+  int (*ctxSynchronize)();
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<CaptureBreakingBody *>(data);
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    int64_t amount = 1;
+    void *params[] = {&self->target, &amount};
+    if (gpRtStatus status = gpRtLaunchCudaKernel(stream, self->function, grid,
+                                                 block, 0, params))
+      return status;
+    self->ctxSynchronize(); // Fails and invalidates an open capture.
+    return GP_RT_SUCCESS;
+  }
+};
+
+// A capture that the body invalidates fails that run with a clear error and
+// leaves the program usable: the next run captures again and replays right.
+TEST_F(CudaProgramTest, InvalidatedCaptureLeavesProgramUsable) {
+  void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(libcuda, nullptr);
+  auto ctxSynchronize =
+      reinterpret_cast<int (*)()>(dlsym(libcuda, "cuCtxSynchronize"));
+  ASSERT_NE(ctxSynchronize, nullptr);
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  void *arena = nullptr;
+  ASSERT_EQ(gpRtProgramArena(program, &arena), GP_RT_SUCCESS);
+  zeroSlot(arena);
+  int64_t key = 1;
+  CaptureBreakingBody breaking{this, add, arena, ctxSynchronize};
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, CaptureBreakingBody::run,
+                             &breaking),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("capture"),
+            std::string::npos)
+      << gpRtGetLastError();
+  EXPECT_EQ(stats().captures, 0);
+  AddBody body{add, arena, 5, 1};
+  for (int run = 0; run < 3; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(arena), 15); // The failed capture added nothing.
+  gpRtStats s = stats();
+  EXPECT_EQ(s.captures, 1);
+  EXPECT_EQ(s.replays, 3);
+  dlclose(libcuda);
 }
 
 // Destroying the program releases graphs, executables, streams and memory.
