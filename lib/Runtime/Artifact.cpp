@@ -22,12 +22,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Policy.h"
 #include "RuntimeInternal.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 using namespace gp::rt;
 

@@ -1,5 +1,6 @@
 //===- CudaDriver.cpp - load the CUDA driver at run time ------------------===//
 
+#include "CudaDriver.h"
 #include "RuntimeInternal.h"
 
 #include <dlfcn.h>

@@ -1,5 +1,6 @@
 //===- Rng.cpp - graph-safe philox RNG state ------------------------------===//
 
+#include "Rng.h"
 #include "RuntimeInternal.h"
 
 using namespace gp::rt;

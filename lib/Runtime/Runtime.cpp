@@ -1,5 +1,6 @@
 //===- Runtime.cpp - GraphPart runtime C API ------------------------------===//
 
+#include "CudaDriver.h"
 #include "RuntimeInternal.h"
 
 #include <cstring>

@@ -1,0 +1,73 @@
+//===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// The runtime builds without the CUDA toolkit: libcuda is opened with dlopen
+// on first use and its entry points are kept in one table. Handles are
+// opaque pointers and results plain ints.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_LIB_RUNTIME_CUDADRIVER_H
+#define GRAPHPART_LIB_RUNTIME_CUDADRIVER_H
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <cstddef>
+#include <string>
+
+namespace gp::rt {
+
+/// The CUDA driver, loaded on first use. Handles are opaque pointers and
+/// results plain ints, so the runtime builds without the CUDA toolkit.
+struct CudaDriver {
+  using Result = int;
+  using Handle = void *;
+  using DevicePtr = unsigned long long;
+
+  /// Loads libcuda and initialises it; fails with the reason otherwise.
+  static gpRtStatus get(const CudaDriver *&driver);
+
+  Result (*cuInit)(unsigned flags) = nullptr;
+  Result (*cuDeviceGetCount)(int *count) = nullptr;
+  Result (*cuGetErrorString)(Result error, const char **message) = nullptr;
+  Result (*cuDeviceGet)(int *device, int ordinal) = nullptr;
+  Result (*cuDevicePrimaryCtxRetain)(Handle *context, int device) = nullptr;
+  Result (*cuDevicePrimaryCtxRelease)(int device) = nullptr;
+  Result (*cuCtxSetCurrent)(Handle context) = nullptr;
+  Result (*cuStreamCreate)(Handle *stream, unsigned flags) = nullptr;
+  Result (*cuStreamDestroy)(Handle stream) = nullptr;
+  Result (*cuStreamSynchronize)(Handle stream) = nullptr;
+  Result (*cuStreamBeginCapture)(Handle stream, int mode) = nullptr;
+  Result (*cuStreamEndCapture)(Handle stream, Handle *graph) = nullptr;
+  Result (*cuGraphInstantiateWithFlags)(Handle *exec, Handle graph,
+                                        unsigned long long flags) = nullptr;
+  Result (*cuGraphExecUpdate)(Handle exec, Handle graph,
+                              void *resultInfo) = nullptr;
+  Result (*cuGraphLaunch)(Handle exec, Handle stream) = nullptr;
+  Result (*cuGraphDestroy)(Handle graph) = nullptr;
+  Result (*cuGraphExecDestroy)(Handle exec) = nullptr;
+  Result (*cuMemAlloc)(DevicePtr *pointer, size_t bytes) = nullptr;
+  Result (*cuMemFree)(DevicePtr pointer) = nullptr;
+  Result (*cuMemcpyHtoDAsync)(DevicePtr dst, const void *src, size_t bytes,
+                              Handle stream) = nullptr;
+  Result (*cuMemcpyDtoHAsync)(void *dst, DevicePtr src, size_t bytes,
+                              Handle stream) = nullptr;
+  Result (*cuMemcpyDtoDAsync)(DevicePtr dst, DevicePtr src, size_t bytes,
+                              Handle stream) = nullptr;
+  Result (*cuModuleLoadData)(Handle *module, const void *image) = nullptr;
+  Result (*cuModuleUnload)(Handle module) = nullptr;
+  Result (*cuModuleGetFunction)(Handle *function, Handle module,
+                                const char *name) = nullptr;
+  Result (*cuLaunchKernel)(Handle function, unsigned gx, unsigned gy,
+                           unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                           unsigned sharedBytes, Handle stream, void **params,
+                           void **extra) = nullptr;
+
+  /// A readable message for a CUDA driver error code.
+  std::string errorString(Result error) const;
+  /// Fails with GP_RT_ERROR_BACKEND naming `what` when `result` is an error.
+  gpRtStatus check(Result result, const char *what) const;
+};
+
+} // namespace gp::rt
+
+#endif // GRAPHPART_LIB_RUNTIME_CUDADRIVER_H

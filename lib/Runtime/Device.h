@@ -1,0 +1,90 @@
+//===- Device.h - what a thread's program context runs on -------*- C++ -*-===//
+//
+// The backend interface: a per-thread stream, capture of the work a
+// partition body issues on it into a graph, instantiation, in-place update,
+// launch and synchronisation. HostDevice.cpp and CudaDevice.cpp implement it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_LIB_RUNTIME_DEVICE_H
+#define GRAPHPART_LIB_RUNTIME_DEVICE_H
+
+#include "CudaDriver.h"
+#include "Log.h"
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace gp::rt {
+
+struct DynamicMemory;
+struct HostGraph;
+
+/// A captured graph, before instantiation; counted while alive.
+struct Captured {
+  Captured() { ++liveCounts().graphs; }
+  virtual ~Captured() { --liveCounts().graphs; }
+};
+
+/// An instantiated graph, ready to launch; counted while alive.
+struct Executable {
+  Executable() { ++liveCounts().graphs; }
+  virtual ~Executable() { --liveCounts().graphs; }
+};
+
+} // namespace gp::rt
+
+/// A thread's stream of work for one program.
+struct gpRtStream {
+  std::thread::id owner;
+  gpRtBackend backend = GP_RT_BACKEND_HOST;
+  /// Host: the graph being recorded, if capturing.
+  gp::rt::HostGraph *recording = nullptr;
+  /// cuda: inside a stream capture.
+  bool capturing = false;
+  /// cuda: the driver stream.
+  gp::rt::CudaDriver::Handle cuStream = nullptr;
+  /// Where gpRtAllocate takes memory during the body that is running:
+  /// fresh blocks (eager and warm-up runs; their sizes are recorded in
+  /// `sizes` when given) or the key's pool (capture), handed out in order.
+  gp::rt::DynamicMemory *fresh = nullptr;
+  std::vector<int64_t> *sizes = nullptr;
+  gp::rt::DynamicMemory *pool = nullptr;
+  size_t poolCursor = 0;
+  /// A library handle bound to this stream (cuBLAS), and how to release it.
+  void *libraryHandle = nullptr;
+  void (*releaseLibrary)(void *) = nullptr;
+};
+
+namespace gp::rt {
+
+/// What a thread context does on its device.
+class Device {
+public:
+  virtual ~Device() = default;
+  virtual gpRtStatus beginCapture(gpRtStream &stream) = 0;
+  /// Ends the capture begun on `stream`; `graph` is null if it failed.
+  virtual gpRtStatus endCapture(gpRtStream &stream,
+                                std::unique_ptr<Captured> &graph) = 0;
+  virtual gpRtStatus instantiate(Captured &graph,
+                                 std::unique_ptr<Executable> &exec) = 0;
+  /// Makes `exec` run `graph` when their topologies match.
+  virtual gpRtStatus tryUpdate(Executable &exec, Captured &graph,
+                               bool &updated) = 0;
+  virtual gpRtStatus launch(Executable &exec, gpRtStream &stream) = 0;
+  virtual gpRtStatus synchronize(gpRtStream &stream) = 0;
+};
+
+std::unique_ptr<Device> makeHostDevice();
+std::unique_ptr<Device> makeCudaDevice(const CudaDriver *driver);
+
+/// Host backend: appends a call of `kernel` with copies of its parameter
+/// values to the graph being recorded on `stream`.
+gpRtStatus recordHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
+                            void **params, const int64_t *sizes,
+                            int32_t count, const char *what);
+
+} // namespace gp::rt
+
+#endif // GRAPHPART_LIB_RUNTIME_DEVICE_H

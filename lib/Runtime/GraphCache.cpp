@@ -1,0 +1,233 @@
+//===- GraphCache.cpp - a partition's graphs per shape key ----------------===//
+//
+// Owns what a thread keeps per partition: shape keys and the warm-up runs
+// they had, the graphs captured for them (one per input-address variant),
+// the executables they share (updated in place when the topology matches),
+// and the decision, per run, between an eager run, a warm-up, a capture
+// and a replay.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphCache.h"
+#include "ProgramState.h"
+#include "RuntimeInternal.h"
+
+#include <cstring>
+#include <sstream>
+#include <string>
+
+using namespace gp::rt;
+
+static std::string describeKey(const std::vector<int64_t> &key) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < key.size(); ++i)
+    os << (i ? ", " : "") << key[i];
+  os << "]";
+  return os.str();
+}
+
+/// Makes room for another graph of shape `shape`: drops its least recently
+/// used one once kMaxAddressVariants are kept. Its executable stays with
+/// the partition, free for in-place updates.
+static void dropOldestVariant(PartitionState &state,
+                              const std::vector<int64_t> &shape) {
+  size_t variants = 0;
+  auto oldest = state.keys.end();
+  for (auto it = state.keys.lower_bound(GraphKeyView{shape, nullptr, 0});
+       it != state.keys.end() && it->first.shape == shape; ++it) {
+    ++variants;
+    if (oldest == state.keys.end() || it->second.lastUse < oldest->second.lastUse)
+      oldest = it;
+  }
+  if (variants < kMaxAddressVariants)
+    return;
+  if (oldest->second.executable)
+    state.holder.erase(oldest->second.executable);
+  state.keys.erase(oldest);
+}
+
+gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
+                                const int64_t *shapeKey,
+                                gpRtPartitionBody body, void *userData,
+                                void *results, int64_t resultBytes,
+                                void *const *inputs, int32_t numInputs) {
+  const gpRtPartitionInfo &info = program.partitions[partition];
+  std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
+  // Messages name the partition and key; built only when needed, so a
+  // replay with logging off formats nothing.
+  auto where = [&] {
+    return program.name + ": partition " + std::to_string(partition) +
+           " shape " + describeKey(key);
+  };
+  auto note = [&](const std::string &what) {
+    if (logEnabled(GP_RT_LOG_CUDAGRAPHS))
+      log(GP_RT_LOG_CUDAGRAPHS, where() + ": " + what);
+  };
+
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program.context(context))
+    return status;
+  gpRtStream &stream = context->stream;
+  Device &device = *context->device;
+  PartitionState &state = context->partitions[partition];
+  // Runs the body now. Memory for run-time sizes lives until the next eager
+  // run of the partition: the body's outputs may be read after it returns.
+  auto runNow = [&](std::vector<int64_t> *recordSizes) -> gpRtStatus {
+    if (!state.lastRunMemory)
+      state.lastRunMemory = std::make_unique<DynamicMemory>(program.driver);
+    DynamicMemory &memory = *state.lastRunMemory;
+    if (!memory.blocks.empty()) {
+      // Queued work may still use the memory about to be reused.
+      if (gpRtStatus sync = device.synchronize(stream))
+        return sync;
+      memory.recycle();
+    }
+    stream.fresh = &memory;
+    stream.sizes = recordSizes;
+    gpRtStatus status = body(&stream, userData);
+    stream.fresh = nullptr;
+    stream.sizes = nullptr;
+    memory.releaseSpare(); // What this run did not need.
+    return status;
+  };
+  auto runEagerly = [&](const std::string &why) -> gpRtStatus {
+    if (program.policy.orError)
+      return fail(GP_RT_ERROR_NOT_CAPTURED,
+                  where() + " would run uncaptured (" + why +
+                      ") and or-error mode is on");
+    program.count(&gpRtStats::eagerRuns);
+    note("eager run: " + why);
+    return runNow(nullptr);
+  };
+  if (!info.capturable)
+    return runEagerly("eager partition: " + program.reasons[partition]);
+  if (!program.policy.captureEnabled) {
+    program.count(&gpRtStats::eagerRuns);
+    return runNow(nullptr); // The eager reference run: not an or-error.
+  }
+  if (!program.policy.inCaptureSizes(key))
+    return runEagerly("shape not in the capture sizes");
+
+  auto found = state.keys.find(
+      GraphKeyView{key, inputs, static_cast<size_t>(numInputs)});
+  if (found == state.keys.end()) {
+    ShapeState &shape = state.shapes[key];
+    if (shape.warmups < program.policy.warmupRuns) {
+      ++shape.warmups;
+      program.count(&gpRtStats::warmupRuns);
+      note("warm-up run");
+      shape.allocationSizes.clear();
+      return runNow(&shape.allocationSizes);
+    }
+    // The key's pool: what the warm-up asked for, allocated before the
+    // capture (allocating while capturing is not allowed).
+    auto pool = std::make_unique<DynamicMemory>(program.driver);
+    for (int64_t bytes : shape.allocationSizes) {
+      void *pointer = nullptr;
+      if (gpRtStatus status = pool->allocate(bytes, pointer))
+        return status;
+    }
+    if (gpRtStatus status = device.beginCapture(stream))
+      return status;
+    stream.pool = pool.get();
+    stream.poolCursor = 0;
+    gpRtStatus bodyStatus = body(&stream, userData);
+    stream.pool = nullptr;
+    std::unique_ptr<Captured> graph;
+    gpRtStatus endStatus = device.endCapture(stream, graph);
+    // A failed capture leaves nothing behind (its graph and pool are
+    // dropped here): the next run of the key captures again.
+    if (bodyStatus != GP_RT_SUCCESS)
+      return bodyStatus;
+    if (endStatus != GP_RT_SUCCESS)
+      return fail(endStatus, where() + ": the capture failed (" +
+                                 gpRtGetLastError() +
+                                 "): nothing ran; the next run captures "
+                                 "again");
+    dropOldestVariant(state, key);
+    found = state.keys
+                .emplace(GraphKey{key, std::vector<void *>(
+                                           inputs, inputs + numInputs)},
+                         KeyState())
+                .first;
+    KeyState &made = found->second;
+    made.graph = std::move(graph);
+    made.pool = std::move(pool);
+    const uint8_t *written = static_cast<const uint8_t *>(results);
+    made.results.assign(written, written + resultBytes);
+    program.count(&gpRtStats::captures);
+    note(shape.captured ? "captured for new input addresses" : "captured");
+    bool newShape = !shape.captured;
+    shape.captured = true;
+    if (newShape && ++state.recordedShapes > program.policy.shapeWarningLimit) {
+      program.count(&gpRtStats::shapeWarnings);
+      warn(program.name + ": partition " + std::to_string(partition) +
+           " has recorded " + std::to_string(state.recordedShapes) +
+           " distinct shapes (limit " +
+           std::to_string(program.policy.shapeWarningLimit) +
+           "): each new shape costs a capture; consider capture sizes or "
+           "static shapes");
+    }
+  }
+
+  KeyState &keyState = found->second;
+  keyState.lastUse = ++state.uses;
+  if (!keyState.executable) {
+    // Update an executable of the same topology in place, if there is one.
+    // Not one held by this shape at other input addresses: those graphs
+    // take turns (a forward called on two batches), so each keeps its own.
+    Executable *chosen = nullptr;
+    for (std::unique_ptr<Executable> &executable : state.executables) {
+      auto held = state.holder.find(executable.get());
+      if (held != state.holder.end() && held->second.shape == key)
+        continue;
+      bool updated = false;
+      if (gpRtStatus status =
+              device.tryUpdate(*executable, *keyState.graph, updated))
+        return status;
+      if (updated) {
+        chosen = executable.get();
+        break;
+      }
+    }
+    if (chosen) {
+      auto previous = state.holder.find(chosen);
+      if (previous != state.holder.end()) {
+        auto holderKey = state.keys.find(previous->second);
+        if (holderKey != state.keys.end())
+          holderKey->second.executable = nullptr;
+      }
+      program.count(&gpRtStats::updates);
+      note("updated an executable in place");
+    } else {
+      std::unique_ptr<Executable> made;
+      if (gpRtStatus status = device.instantiate(*keyState.graph, made))
+        return status;
+      chosen = made.get();
+      state.executables.push_back(std::move(made));
+      program.count(&gpRtStats::instantiations);
+      note("instantiated");
+    }
+    state.holder[chosen] = found->first;
+    keyState.executable = chosen;
+  }
+  if (gpRtStatus status = device.launch(*keyState.executable, stream))
+    return status;
+  if (resultBytes > 0 &&
+      static_cast<int64_t>(keyState.results.size()) == resultBytes)
+    std::memcpy(results, keyState.results.data(), resultBytes);
+  program.count(&gpRtStats::replays);
+  note("replayed");
+  return GP_RT_SUCCESS;
+}
+
+void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
+  stats.liveGraphs += state.executables.size();
+  for (auto &[key, keyState] : state.keys) {
+    stats.liveGraphs += keyState.graph ? 1 : 0;
+    if (keyState.pool)
+      for (auto &block : keyState.pool->blocks)
+        stats.poolBytes += block.second;
+  }
+}

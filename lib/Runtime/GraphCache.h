@@ -1,0 +1,102 @@
+//===- GraphCache.h - a partition's graphs per shape key --------*- C++ -*-===//
+
+#ifndef GRAPHPART_LIB_RUNTIME_GRAPHCACHE_H
+#define GRAPHPART_LIB_RUNTIME_GRAPHCACHE_H
+
+#include "Device.h"
+#include "Memory.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+struct gpRtProgram;
+
+namespace gp::rt {
+
+/// What a partition has learnt about one shape key.
+struct ShapeState {
+  int64_t warmups = 0;
+  /// Sizes the warm-up runs asked gpRtAllocate for.
+  std::vector<int64_t> allocationSizes;
+  bool captured = false; // Counted in recordedShapes.
+};
+
+/// A graph is recorded for a shape key and the addresses of the partition's
+/// input buffers, which the graph bakes in: inputs at other addresses get
+/// a graph of their own (usually an in-place update of an executable).
+struct GraphKey {
+  std::vector<int64_t> shape;
+  std::vector<void *> inputs;
+};
+/// A key as a replay sees it, looked up without copying.
+struct GraphKeyView {
+  const std::vector<int64_t> &shape;
+  void *const *inputs;
+  size_t numInputs;
+};
+struct GraphKeyLess {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A &a, const B &b) const {
+    if (a.shape != b.shape)
+      return a.shape < b.shape;
+    return std::lexicographical_compare(begin(a), end(a), begin(b), end(b));
+  }
+
+private:
+  static void *const *begin(const GraphKey &k) { return k.inputs.data(); }
+  static void *const *end(const GraphKey &k) {
+    return k.inputs.data() + k.inputs.size();
+  }
+  static void *const *begin(const GraphKeyView &k) { return k.inputs; }
+  static void *const *end(const GraphKeyView &k) {
+    return k.inputs + k.numInputs;
+  }
+};
+
+struct KeyState {
+  /// The pool the capture got for the shape's run-time sizes (alive as long
+  /// as the graph).
+  std::unique_ptr<DynamicMemory> pool;
+  std::unique_ptr<Captured> graph;
+  Executable *executable = nullptr;
+  /// What the capture's body handed back to its caller, written back on
+  /// every replay.
+  std::vector<uint8_t> results;
+  int64_t lastUse = 0;
+};
+
+/// Graphs kept per shape key for different input addresses; beyond this the
+/// least recently used is dropped.
+constexpr size_t kMaxAddressVariants = 8;
+
+struct PartitionState {
+  std::map<std::vector<int64_t>, ShapeState> shapes;
+  std::map<GraphKey, KeyState, GraphKeyLess> keys;
+  std::vector<std::unique_ptr<Executable>> executables;
+  /// Which key each executable currently holds.
+  std::map<Executable *, GraphKey> holder;
+  int64_t recordedShapes = 0;
+  int64_t uses = 0;
+  /// Memory for run-time sizes of the last eager or warm-up run: its
+  /// buffers may outlive the body (partition outputs), so it is kept until
+  /// the partition runs eagerly again on this thread.
+  std::unique_ptr<DynamicMemory> lastRunMemory;
+};
+
+/// Runs capturable or eager partition `partition` of `program` on the
+/// calling thread: warm-up, capture, update or replay per the policy.
+/// Arguments are checked by the caller.
+gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
+                        const int64_t *shapeKey, gpRtPartitionBody body,
+                        void *userData, void *results, int64_t resultBytes,
+                        void *const *inputs, int32_t numInputs);
+
+/// Adds a partition's live graphs and pool bytes to `stats`.
+void addGraphStats(const PartitionState &state, gpRtStats &stats);
+
+} // namespace gp::rt
+
+#endif // GRAPHPART_LIB_RUNTIME_GRAPHCACHE_H
