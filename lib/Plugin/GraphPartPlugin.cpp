@@ -9,7 +9,7 @@
 
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Transforms/Passes.h"
-#include "GraphPart/Transforms/Pipeline.h"
+#include "GraphPart/Pipelines/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"

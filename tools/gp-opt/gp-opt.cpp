@@ -8,7 +8,7 @@
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Transforms/Passes.h"
-#include "GraphPart/Transforms/Pipeline.h"
+#include "GraphPart/Pipelines/Pipeline.h"
 #include "HugePageHeap.h"
 #include "TestPasses.h"
 

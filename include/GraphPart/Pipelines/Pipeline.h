@@ -1,7 +1,7 @@
 //===- Pipeline.h - the GraphPart pipeline ----------------------*- C++ -*-===//
 
-#ifndef GRAPHPART_TRANSFORMS_PIPELINE_H
-#define GRAPHPART_TRANSFORMS_PIPELINE_H
+#ifndef GRAPHPART_PIPELINES_PIPELINE_H
+#define GRAPHPART_PIPELINES_PIPELINE_H
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -92,4 +92,4 @@ void registerGraphPartPipeline();
 
 } // namespace mlir::gp
 
-#endif // GRAPHPART_TRANSFORMS_PIPELINE_H
+#endif // GRAPHPART_PIPELINES_PIPELINE_H

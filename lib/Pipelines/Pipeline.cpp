@@ -1,6 +1,6 @@
 //===- Pipeline.cpp - the GraphPart pipeline ------------------------------===//
 
-#include "GraphPart/Transforms/Pipeline.h"
+#include "GraphPart/Pipelines/Pipeline.h"
 
 #include "GraphPart/Transforms/Passes.h"
 
