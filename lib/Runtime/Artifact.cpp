@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Policy.h"
+#include "ProgramState.h"
 #include "RuntimeInternal.h"
 
 #include <cstdlib>
@@ -177,14 +178,12 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
 /// does not say otherwise (gpRtProgramCreate read it).
 static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
   gpRtProgram *program = artifact.program;
-  auto unset = [](const char *name) {
-    const char *value = std::getenv(name);
-    return !value || !*value;
-  };
+  const Policy &environment = program->policy;
   if (gpRtStatus status =
           gpRtProgramSetWarmupRuns(program, artifact.warmupRuns))
     return status;
-  if (!artifact.captureSizes.empty() && unset("GP_CUDAGRAPH_CAPTURE_SIZES")) {
+  if (!artifact.captureSizes.empty() &&
+      !environment.captureSizesFromEnvironment) {
     std::vector<std::vector<int64_t>> keys;
     int32_t length = 0;
     if (gpRtStatus status =
@@ -197,11 +196,11 @@ static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
             program, flat.data(), static_cast<int32_t>(keys.size()), length))
       return status;
   }
-  if (unset("GP_CUDAGRAPH_SHAPE_WARNING_LIMIT"))
+  if (!environment.shapeWarningLimitFromEnvironment)
     if (gpRtStatus status = gpRtProgramSetShapeWarningLimit(
             program, artifact.shapeWarningLimit))
       return status;
-  if (unset("GP_CUDAGRAPH_OR_ERROR"))
+  if (!environment.orErrorFromEnvironment)
     if (gpRtStatus status =
             gpRtProgramSetOrError(program, artifact.orError ? 1 : 0))
       return status;

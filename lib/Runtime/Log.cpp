@@ -23,12 +23,30 @@ struct LogState {
   void *userData = nullptr;
 
   LogState() {
-    if (const char *env = std::getenv("GP_LOG")) {
-      std::string value = env;
-      if (value.find("partitions") != std::string::npos || value == "all")
+    const char *env = std::getenv("GP_LOG");
+    if (!env)
+      return;
+    // Words separated by commas or spaces. The sink cannot be set yet, so
+    // an unknown word is reported on stderr directly.
+    std::string word;
+    std::string text = std::string(env) + ",";
+    for (char c : text) {
+      if (c != ',' && c != ' ') {
+        word += c;
+        continue;
+      }
+      if (word == "partitions")
         mask |= GP_RT_LOG_PARTITIONS;
-      if (value.find("cudagraphs") != std::string::npos || value == "all")
+      else if (word == "cudagraphs")
         mask |= GP_RT_LOG_CUDAGRAPHS;
+      else if (word == "all")
+        mask |= GP_RT_LOG_PARTITIONS | GP_RT_LOG_CUDAGRAPHS;
+      else if (!word.empty())
+        std::fprintf(stderr,
+                     "[graphpart] warning: GP_LOG: unknown word '%s' "
+                     "(valid: partitions, cudagraphs, all)\n",
+                     word.c_str());
+      word.clear();
     }
   }
 };

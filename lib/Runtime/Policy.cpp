@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Policy.h"
+#include "Log.h"
 #include "RuntimeInternal.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
@@ -19,9 +21,11 @@ gpRtStatus Policy::applyEnvironment() {
             parseCaptureSizes(env, captureSizes, captureKeyLength))
       return status;
     hasCaptureSizes = true;
+    captureSizesFromEnvironment = true;
   }
-  if (const char *env = std::getenv("GP_CUDAGRAPH_OR_ERROR"))
-    orError = std::string(env) != "" && std::string(env) != "0";
+  if (const char *env = std::getenv("GP_CUDAGRAPH_OR_ERROR"); env && *env)
+    orError = parseBoolean("GP_CUDAGRAPH_OR_ERROR", env, orError,
+                           &orErrorFromEnvironment);
   if (const char *env = std::getenv("GP_CUDAGRAPH_SHAPE_WARNING_LIMIT");
       env && *env) {
     char *end = nullptr;
@@ -31,8 +35,47 @@ gpRtStatus Policy::applyEnvironment() {
                   "GP_CUDAGRAPH_SHAPE_WARNING_LIMIT must be a non-negative "
                   "integer");
     shapeWarningLimit = value;
+    shapeWarningLimitFromEnvironment = true;
   }
   return GP_RT_SUCCESS;
+}
+
+void Policy::warnAboutKeyLengths(
+    const std::string &program,
+    const std::vector<gpRtPartitionInfo> &partitions) const {
+  if (!hasCaptureSizes)
+    return;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const gpRtPartitionInfo &partition = partitions[i];
+    // A partition without symbols has one shape: the list is moot there.
+    if (!partition.capturable || partition.numShapeSymbols == 0 ||
+        partition.numShapeSymbols == captureKeyLength)
+      continue;
+    warn(program + ": partition " + std::to_string(i) + " has a shape key of " +
+         std::to_string(partition.numShapeSymbols) +
+         " sizes but the capture sizes have " +
+         std::to_string(captureKeyLength) +
+         ": they do not apply to it, and it is captured for every shape");
+  }
+}
+
+bool gp::rt::parseBoolean(const char *name, const std::string &text,
+                          bool fallback, bool *recognised) {
+  std::string word;
+  for (char c : text)
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (recognised)
+    *recognised = true;
+  if (word == "1" || word == "true" || word == "on" || word == "yes")
+    return true;
+  if (word == "0" || word == "false" || word == "off" || word == "no")
+    return false;
+  if (recognised)
+    *recognised = false;
+  warn(std::string(name) + "='" + text +
+       "' is not a boolean (expected 0/1, true/false, on/off or yes/no); "
+       "using " + (fallback ? "true" : "false"));
+  return fallback;
 }
 
 bool Policy::inCaptureSizes(const std::vector<int64_t> &key) const {

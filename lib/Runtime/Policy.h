@@ -21,15 +21,33 @@ struct Policy {
   bool hasCaptureSizes = false;
   int32_t captureKeyLength = 0;
   std::vector<std::vector<int64_t>> captureSizes;
+  /// Which settings the environment gave (an artifact's defaults yield to
+  /// them).
+  bool captureSizesFromEnvironment = false;
+  bool orErrorFromEnvironment = false;
+  bool shapeWarningLimitFromEnvironment = false;
 
   /// Applies GP_CUDAGRAPH_CAPTURE_SIZES, GP_CUDAGRAPH_OR_ERROR and
   /// GP_CUDAGRAPH_SHAPE_WARNING_LIMIT.
   gpRtStatus applyEnvironment();
 
+  /// Warns, per capturable partition, when the capture-size list has keys
+  /// of another length than the partition's shape key: the list does not
+  /// apply to it, so it is captured for every shape.
+  void warnAboutKeyLengths(const std::string &program,
+                           const std::vector<gpRtPartitionInfo> &partitions)
+      const;
+
   /// Whether a shape key may be captured: the capture-size list speaks
   /// about keys of its own length only.
   bool inCaptureSizes(const std::vector<int64_t> &key) const;
 };
+
+/// Parses a boolean setting: 0/1, true/false, on/off, yes/no (any case).
+/// Anything else warns, naming `name` and the accepted words, and gives
+/// `fallback`; `recognised` says which happened.
+bool parseBoolean(const char *name, const std::string &text, bool fallback,
+                  bool *recognised = nullptr);
 
 /// Parses capture sizes: "1,2,4" (keys of one value) or "2x3,4x5".
 gpRtStatus parseCaptureSizes(const std::string &text,

@@ -77,6 +77,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
 
   if (gpRtStatus status = result->policy.applyEnvironment())
     return status;
+  result->policy.warnAboutKeyLengths(result->name, result->partitions);
 
   if (logEnabled(GP_RT_LOG_PARTITIONS)) {
     int capturable = 0;
@@ -136,6 +137,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
                                        keys + (i + 1) * keyLength);
   program->policy.captureKeyLength = keyLength;
   program->policy.hasCaptureSizes = true;
+  program->policy.warnAboutKeyLengths(program->name, program->partitions);
   return GP_RT_SUCCESS;
 }
 

@@ -311,6 +311,53 @@ TEST_F(ProgramTest, OrErrorFromEnvironment) {
   EXPECT_EQ(total, 0);
 }
 
+// Booleans in the environment: 0/1, true/false, on/off, yes/no; anything
+// else warns and keeps the default. "false" used to turn or-error mode on.
+TEST_F(ProgramTest, OrErrorEnvironmentWords) {
+  struct Case {
+    const char *value;
+    bool orError;
+    int warnings;
+  };
+  for (Case c : {Case{"false", false, 0}, Case{"OFF", false, 0},
+                 Case{"0", false, 0}, Case{"no", false, 0},
+                 Case{"true", true, 0}, Case{"on", true, 0},
+                 Case{"1", true, 0}, Case{"maybe", false, 1}}) {
+    setenv("GP_CUDAGRAPH_OR_ERROR", c.value, 1);
+    logs.lines.clear();
+    gpRtProgram *program = makeProgram();
+    int64_t total = 0;
+    AddBody body{&total, 1};
+    gpRtStatus status =
+        gpRtRunPartition(program, 1, nullptr, AddBody::run, &body);
+    EXPECT_EQ(status, c.orError ? GP_RT_ERROR_NOT_CAPTURED : GP_RT_SUCCESS)
+        << c.value;
+    EXPECT_EQ(logs.count("GP_CUDAGRAPH_OR_ERROR='maybe' is not a boolean"),
+              c.warnings)
+        << c.value;
+  }
+}
+
+// A capture-size list whose keys have another length than a partition's
+// shape key does not apply to it: say so, naming the partition.
+TEST_F(ProgramTest, CaptureSizesOfAnotherKeyLengthWarn) {
+  setenv("GP_CUDAGRAPH_CAPTURE_SIZES", "2x3,4x5", 1);
+  makeProgram(/*symbols=*/1);
+  EXPECT_EQ(logs.count("partition 0 has a shape key of 1 sizes but the "
+                       "capture sizes have 2"),
+            1);
+  EXPECT_EQ(logs.count("partition 1"), 0); // Eager: no key to match.
+  unsetenv("GP_CUDAGRAPH_CAPTURE_SIZES");
+  logs.lines.clear();
+  gpRtProgram *program = makeProgram(/*symbols=*/2);
+  EXPECT_EQ(logs.count("warning:"), 0);
+  int64_t sizes[] = {1, 2, 3};
+  ASSERT_EQ(gpRtProgramSetCaptureSizes(program, sizes, 3, 1), GP_RT_SUCCESS);
+  EXPECT_EQ(logs.count("partition 0 has a shape key of 2 sizes but the "
+                       "capture sizes have 1"),
+            1);
+}
+
 /// Writes the thread's tag into its arena, through the arena pointer.
 struct ArenaBody {
   int64_t *slot;
