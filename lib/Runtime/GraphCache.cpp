@@ -1,10 +1,11 @@
 //===- GraphCache.cpp - a partition's graphs per shape key ----------------===//
 //
 // Owns what a thread keeps per partition: shape keys and the warm-up runs
-// they had, the graphs captured for them (one per input-address variant),
-// the executables they share (updated in place when the topology matches),
-// and the decision, per run, between an eager run, a warm-up, a capture
-// and a replay.
+// they had, one executable per recorded key (shape and input addresses) in
+// a bounded cache with least-recently-used eviction (an evicted executable
+// is updated in place for the new key when the topology matches), and the
+// decision, per run, between an eager run, a warm-up, a capture and a
+// replay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "RuntimeInternal.h"
 
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -27,24 +29,52 @@ static std::string describeKey(const std::vector<int64_t> &key) {
   return os.str();
 }
 
-/// Makes room for another graph of shape `shape`: drops its least recently
-/// used one once kMaxAddressVariants are kept. Its executable stays with
-/// the partition, free for in-place updates.
-static void dropOldestVariant(PartitionState &state,
-                              const std::vector<int64_t> &shape) {
-  size_t variants = 0;
-  auto oldest = state.keys.end();
-  for (auto it = state.keys.lower_bound(GraphKeyView{shape, nullptr, 0});
-       it != state.keys.end() && it->first.shape == shape; ++it) {
-    ++variants;
-    if (oldest == state.keys.end() || it->second.lastUse < oldest->second.lastUse)
-      oldest = it;
+/// Finds an executable for `graph`, captured for a new key: a new one
+/// while the partition holds fewer keys than the cache capacity; otherwise
+/// the least recently used keys are evicted (down to one below the
+/// capacity, which an API call may have lowered) and an evicted executable
+/// is updated in place when the topologies match (else a new one is made).
+static gpRtStatus makeExecutable(gpRtProgram &program, Device &device,
+                                 gpRtStream &stream, PartitionState &state,
+                                 Captured &graph,
+                                 std::unique_ptr<Executable> &executable,
+                                 const std::function<void(const char *)> &note) {
+  size_t capacity = program.policy.graphCacheCapacity;
+  std::vector<std::unique_ptr<Executable>> evicted;
+  bool poolsInUse = false;
+  while (!state.keys.empty() && state.keys.size() >= capacity) {
+    auto victim = state.keys.begin();
+    for (auto it = state.keys.begin(); it != state.keys.end(); ++it)
+      if (it->second.lastUse < victim->second.lastUse)
+        victim = it;
+    if (victim->second.pool && !victim->second.pool->blocks.empty()) {
+      // Its last replay may still be reading the memory about to be freed.
+      if (!poolsInUse)
+        if (gpRtStatus status = device.synchronize(stream))
+          return status;
+      poolsInUse = true;
+    }
+    evicted.push_back(std::move(victim->second.executable));
+    state.keys.erase(victim);
+    program.count(&gpRtStats::evictions);
+    note("evicted the least recently used key");
   }
-  if (variants < kMaxAddressVariants)
-    return;
-  if (oldest->second.executable)
-    state.holder.erase(oldest->second.executable);
-  state.keys.erase(oldest);
+  for (std::unique_ptr<Executable> &candidate : evicted) {
+    bool updated = false;
+    if (gpRtStatus status = device.tryUpdate(*candidate, graph, updated))
+      return status;
+    if (updated) {
+      executable = std::move(candidate);
+      program.count(&gpRtStats::updates);
+      note("updated an evicted key's executable in place");
+      return GP_RT_SUCCESS;
+    }
+  }
+  if (gpRtStatus status = device.instantiate(graph, executable))
+    return status;
+  program.count(&gpRtStats::instantiations);
+  note("instantiated");
+  return GP_RT_SUCCESS;
 }
 
 gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
@@ -145,17 +175,6 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
                                  gpRtGetLastError() +
                                  "): nothing ran; the next run captures "
                                  "again");
-    dropOldestVariant(state, key);
-    found = state.keys
-                .emplace(GraphKey{key, std::vector<void *>(
-                                           inputs, inputs + numInputs)},
-                         KeyState())
-                .first;
-    KeyState &made = found->second;
-    made.graph = std::move(graph);
-    made.pool = std::move(pool);
-    const uint8_t *written = static_cast<const uint8_t *>(results);
-    made.results.assign(written, written + resultBytes);
     program.count(&gpRtStats::captures);
     note(shape.captured ? "captured for new input addresses" : "captured");
     bool newShape = !shape.captured;
@@ -169,49 +188,26 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
            "): each new shape costs a capture; consider capture sizes or "
            "static shapes");
     }
+    std::unique_ptr<Executable> executable;
+    if (gpRtStatus status = makeExecutable(
+            program, device, stream, state, *graph, executable,
+            [&](const char *what) { note(what); }))
+      return status;
+    graph.reset(); // The executable is all a replay needs.
+    found = state.keys
+                .emplace(GraphKey{key, std::vector<void *>(
+                                           inputs, inputs + numInputs)},
+                         KeyState())
+                .first;
+    KeyState &made = found->second;
+    made.executable = std::move(executable);
+    made.pool = std::move(pool);
+    const uint8_t *written = static_cast<const uint8_t *>(results);
+    made.results.assign(written, written + resultBytes);
   }
 
   KeyState &keyState = found->second;
   keyState.lastUse = ++state.uses;
-  if (!keyState.executable) {
-    // Update an executable of the same topology in place, if there is one.
-    // Not one held by this shape at other input addresses: those graphs
-    // take turns (a forward called on two batches), so each keeps its own.
-    Executable *chosen = nullptr;
-    for (std::unique_ptr<Executable> &executable : state.executables) {
-      auto held = state.holder.find(executable.get());
-      if (held != state.holder.end() && held->second.shape == key)
-        continue;
-      bool updated = false;
-      if (gpRtStatus status =
-              device.tryUpdate(*executable, *keyState.graph, updated))
-        return status;
-      if (updated) {
-        chosen = executable.get();
-        break;
-      }
-    }
-    if (chosen) {
-      auto previous = state.holder.find(chosen);
-      if (previous != state.holder.end()) {
-        auto holderKey = state.keys.find(previous->second);
-        if (holderKey != state.keys.end())
-          holderKey->second.executable = nullptr;
-      }
-      program.count(&gpRtStats::updates);
-      note("updated an executable in place");
-    } else {
-      std::unique_ptr<Executable> made;
-      if (gpRtStatus status = device.instantiate(*keyState.graph, made))
-        return status;
-      chosen = made.get();
-      state.executables.push_back(std::move(made));
-      program.count(&gpRtStats::instantiations);
-      note("instantiated");
-    }
-    state.holder[chosen] = found->first;
-    keyState.executable = chosen;
-  }
   if (gpRtStatus status = device.launch(*keyState.executable, stream))
     return status;
   if (resultBytes > 0 &&
@@ -223,9 +219,8 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
 }
 
 void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
-  stats.liveGraphs += state.executables.size();
   for (auto &[key, keyState] : state.keys) {
-    stats.liveGraphs += keyState.graph ? 1 : 0;
+    stats.liveGraphs += keyState.executable ? 1 : 0;
     if (keyState.pool)
       for (auto &block : keyState.pool->blocks)
         stats.poolBytes += block.second;

@@ -25,7 +25,7 @@ struct ShapeState {
 
 /// A graph is recorded for a shape key and the addresses of the partition's
 /// input buffers, which the graph bakes in: inputs at other addresses get
-/// a graph of their own (usually an in-place update of an executable).
+/// a graph of their own.
 struct GraphKey {
   std::vector<int64_t> shape;
   std::vector<void *> inputs;
@@ -56,28 +56,25 @@ private:
   }
 };
 
+/// A recorded key: its own executable, so alternating keys replay without
+/// re-instantiating or updating anything.
 struct KeyState {
   /// The pool the capture got for the shape's run-time sizes (alive as long
-  /// as the graph).
+  /// as the executable that uses it).
   std::unique_ptr<DynamicMemory> pool;
-  std::unique_ptr<Captured> graph;
-  Executable *executable = nullptr;
+  std::unique_ptr<Executable> executable;
   /// What the capture's body handed back to its caller, written back on
   /// every replay.
   std::vector<uint8_t> results;
   int64_t lastUse = 0;
 };
 
-/// Graphs kept per shape key for different input addresses; beyond this the
-/// least recently used is dropped.
-constexpr size_t kMaxAddressVariants = 8;
-
 struct PartitionState {
   std::map<std::vector<int64_t>, ShapeState> shapes;
+  /// At most the policy's graph-cache capacity of keys; past it, the least
+  /// recently used key is evicted and its executable updated in place for
+  /// the new key when the topology matches.
   std::map<GraphKey, KeyState, GraphKeyLess> keys;
-  std::vector<std::unique_ptr<Executable>> executables;
-  /// Which key each executable currently holds.
-  std::map<Executable *, GraphKey> holder;
   int64_t recordedShapes = 0;
   int64_t uses = 0;
   /// Memory for run-time sizes of the last eager or warm-up run: its

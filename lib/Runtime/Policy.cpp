@@ -1,7 +1,8 @@
 //===- Policy.cpp - when partitions are captured --------------------------===//
 //
 // Owns the capture policy's parsing: the capture-size allow-list, or-error
-// mode and the shape warning limit, from the environment.
+// mode, the shape warning limit and the graph-cache capacity, from the
+// environment.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "RuntimeInternal.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 
@@ -36,6 +38,16 @@ gpRtStatus Policy::applyEnvironment() {
                   "integer");
     shapeWarningLimit = value;
     shapeWarningLimitFromEnvironment = true;
+  }
+  if (const char *env = std::getenv("GP_CUDAGRAPH_CACHE_CAPACITY");
+      env && *env) {
+    char *end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end != '\0' || value < 1 || value > INT32_MAX)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "GP_CUDAGRAPH_CACHE_CAPACITY must be a positive integer");
+    graphCacheCapacity = value;
+    graphCacheCapacityFromEnvironment = true;
   }
   return GP_RT_SUCCESS;
 }

@@ -16,6 +16,9 @@ namespace gp::rt {
 struct Policy {
   int32_t warmupRuns = 1;
   int32_t shapeWarningLimit = 8;
+  /// Recorded keys (each with its own executable) a partition keeps per
+  /// thread before it evicts the least recently used.
+  int32_t graphCacheCapacity = 64;
   bool orError = false;
   bool captureEnabled = true;
   bool hasCaptureSizes = false;
@@ -26,9 +29,10 @@ struct Policy {
   bool captureSizesFromEnvironment = false;
   bool orErrorFromEnvironment = false;
   bool shapeWarningLimitFromEnvironment = false;
+  bool graphCacheCapacityFromEnvironment = false;
 
-  /// Applies GP_CUDAGRAPH_CAPTURE_SIZES, GP_CUDAGRAPH_OR_ERROR and
-  /// GP_CUDAGRAPH_SHAPE_WARNING_LIMIT.
+  /// Applies GP_CUDAGRAPH_CAPTURE_SIZES, GP_CUDAGRAPH_OR_ERROR,
+  /// GP_CUDAGRAPH_SHAPE_WARNING_LIMIT and GP_CUDAGRAPH_CACHE_CAPACITY.
   gpRtStatus applyEnvironment();
 
   /// Warns, per capturable partition, when the capture-size list has keys

@@ -151,6 +151,16 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
   return GP_RT_SUCCESS;
 }
 
+GP_RT_EXPORT gpRtStatus gpRtProgramSetGraphCacheCapacity(gpRtProgram *program,
+                                                         int32_t capacity) {
+  if (!program || capacity < 1)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramSetGraphCacheCapacity: null program or a "
+                "capacity below 1");
+  program->policy.graphCacheCapacity = capacity;
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
                                               int32_t enabled) {
   if (!program)

@@ -103,8 +103,9 @@ TEST_F(CudaProgramTest, WarmUpCaptureReplayOnTheGpu) {
   EXPECT_EQ(s.replays, 4);
 }
 
-// Two shape keys with the same topology share one executable, updated in
-// place by cuGraphExecUpdate; each key computes with its own values.
+// Each key keeps its own executable; with a cache of one key, a new key of
+// the same topology updates the evicted executable in place
+// (cuGraphExecUpdate), and each key computes with its own values.
 TEST_F(CudaProgramTest, InPlaceUpdate) {
   ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
   void *arena = nullptr;
@@ -112,24 +113,40 @@ TEST_F(CudaProgramTest, InPlaceUpdate) {
   zeroSlot(arena);
   AddBody a{add, arena, 1, 2}, b{add, arena, 100, 2};
   int64_t keyA = 1, keyB = 2;
-  ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
-            GP_RT_SUCCESS);
-  ASSERT_EQ(gpRtRunPartition(program, 0, &keyB, AddBody::run, &b),
-            GP_RT_SUCCESS);
-  ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
-            GP_RT_SUCCESS);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
+              GP_RT_SUCCESS);
+    ASSERT_EQ(gpRtRunPartition(program, 0, &keyB, AddBody::run, &b),
+              GP_RT_SUCCESS);
+  }
   ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
-  EXPECT_EQ(readSlot(arena), 2 + 200 + 2);
+  EXPECT_EQ(readSlot(arena), 3 * (2 + 200));
   gpRtStats s = stats();
-  EXPECT_EQ(s.instantiations, 1);
-  EXPECT_EQ(s.updates, 2);
-  EXPECT_EQ(s.replays, 3);
-  // Another topology (3 launches) needs its own executable.
-  AddBody c{add, arena, 1, 3};
-  int64_t keyC = 3;
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 0);
+  EXPECT_EQ(s.replays, 6);
+
+  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 1), GP_RT_SUCCESS);
+  zeroSlot(arena);
+  int64_t keyC = 3, keyD = 4;
+  AddBody c{add, arena, 1000, 2}, d{add, arena, 10000, 2};
   ASSERT_EQ(gpRtRunPartition(program, 0, &keyC, AddBody::run, &c),
             GP_RT_SUCCESS);
-  EXPECT_EQ(stats().instantiations, 2);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyD, AddBody::run, &d),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(arena), 2000 + 20000);
+  s = stats();
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 2); // A's executable for C (B's released), C's for D.
+  EXPECT_EQ(s.evictions, 3);
+  EXPECT_EQ(s.liveGraphs, 1);
+  // Another topology (3 launches) cannot take the evicted executable.
+  AddBody e{add, arena, 1, 3};
+  int64_t keyE = 5;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &keyE, AddBody::run, &e),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(stats().instantiations, 3);
 }
 
 // Eight threads capture and replay one program at once, each on its own

@@ -49,7 +49,7 @@ protected:
   void SetUp() override {
     for (const char *var :
          {"GP_CUDAGRAPH_CAPTURE_SIZES", "GP_CUDAGRAPH_OR_ERROR",
-          "GP_CUDAGRAPH_SHAPE_WARNING_LIMIT"})
+          "GP_CUDAGRAPH_SHAPE_WARNING_LIMIT", "GP_CUDAGRAPH_CACHE_CAPACITY"})
       unsetenv(var);
     gpRtSetLog(0, LogCapture::sink, &logs);
   }
@@ -151,27 +151,6 @@ TEST_F(ProgramTest, OneCapturePerShapeKey) {
   EXPECT_EQ(stats(staticProgram).captures, 1);
 }
 
-// Captures for keys of the same topology share one executable, updated in
-// place; switching back updates it again, and every run computes with its
-// own key's recorded values.
-TEST_F(ProgramTest, SameTopologyUpdatesInPlace) {
-  gpRtProgram *program = makeProgram();
-  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
-  int64_t total = 0;
-  AddBody a{&total, 1}, b{&total, 10};
-  int64_t keyA = 1, keyB = 2;
-  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // capture A, +1
-  gpRtRunPartition(program, 0, &keyB, AddBody::run, &b); // capture B, +10
-  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // update to A, +1
-  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // replay A, +1
-  EXPECT_EQ(total, 13);
-  gpRtStats s = stats(program);
-  EXPECT_EQ(s.captures, 2);
-  EXPECT_EQ(s.instantiations, 1);
-  EXPECT_EQ(s.updates, 2);
-  EXPECT_EQ(s.replays, 4);
-}
-
 /// Two kernels: a different topology from AddBody.
 gpRtStatus twoLaunches(gpRtStream *stream, void *data) {
   if (gpRtStatus status = AddBody::run(stream, data))
@@ -190,6 +169,105 @@ TEST_F(ProgramTest, DifferentTopologyInstantiates) {
   EXPECT_EQ(stats(program).instantiations, 2);
   EXPECT_EQ(stats(program).updates, 0);
   EXPECT_EQ(total, 3);
+}
+
+// Each recorded key keeps its own executable: alternating keys replay
+// without updating or re-instantiating anything, each with its own values.
+TEST_F(ProgramTest, AlternatingKeysKeepTheirExecutables) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody a{&total, 1}, b{&total, 10};
+  int64_t keyA = 1, keyB = 2;
+  for (int step = 0; step < 50; ++step) {
+    ASSERT_EQ(gpRtRunPartition(program, 0, &keyA, AddBody::run, &a),
+              GP_RT_SUCCESS);
+    ASSERT_EQ(gpRtRunPartition(program, 0, &keyB, AddBody::run, &b),
+              GP_RT_SUCCESS);
+  }
+  EXPECT_EQ(total, 50 * 11);
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, 2);
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 0);
+  EXPECT_EQ(s.evictions, 0);
+  EXPECT_EQ(s.replays, 100);
+  EXPECT_EQ(s.liveGraphs, 2);
+}
+
+// Past the cache capacity the least recently used key is evicted and its
+// executable updated in place for the new key (same topology); the evicted
+// key, when it comes back, is captured again.
+TEST_F(ProgramTest, FullGraphCacheEvictsLeastRecentlyUsed) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtProgramSetGraphCacheCapacity(program, 0),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 2), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody a{&total, 1}, b{&total, 10}, c{&total, 100};
+  int64_t keyA = 1, keyB = 2, keyC = 3;
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // capture A
+  gpRtRunPartition(program, 0, &keyB, AddBody::run, &b); // capture B
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // replay A
+  gpRtRunPartition(program, 0, &keyC, AddBody::run, &c); // evict B for C
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, 3);
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 1);
+  EXPECT_EQ(s.evictions, 1);
+  EXPECT_EQ(s.liveGraphs, 2);
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &a); // replay A
+  gpRtRunPartition(program, 0, &keyC, AddBody::run, &c); // replay C
+  EXPECT_EQ(stats(program).captures, 3);
+  gpRtRunPartition(program, 0, &keyB, AddBody::run, &b); // B again: capture
+  EXPECT_EQ(stats(program).captures, 4);
+  EXPECT_EQ(stats(program).evictions, 2);
+  EXPECT_EQ(total, 1 + 10 + 1 + 100 + 1 + 100 + 10);
+}
+
+// An evicted executable of another topology cannot be updated: a new one
+// is made and the old one released.
+TEST_F(ProgramTest, EvictionOfAnotherTopologyInstantiates) {
+  gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 1), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  int64_t keyA = 1, keyB = 2;
+  gpRtRunPartition(program, 0, &keyA, AddBody::run, &body);
+  gpRtRunPartition(program, 0, &keyB, twoLaunches, &body);
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.instantiations, 2);
+  EXPECT_EQ(s.updates, 0);
+  EXPECT_EQ(s.evictions, 1);
+  EXPECT_EQ(s.liveGraphs, 1);
+  EXPECT_EQ(total, 3);
+}
+
+TEST_F(ProgramTest, GraphCacheCapacityFromEnvironment) {
+  setenv("GP_CUDAGRAPH_CACHE_CAPACITY", "1", 1);
+  gpRtProgram *program = makeProgram();
+  unsetenv("GP_CUDAGRAPH_CACHE_CAPACITY");
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
+  int64_t total = 0;
+  AddBody body{&total, 1};
+  for (int64_t key = 0; key < 3; ++key)
+    gpRtRunPartition(program, 0, &key, AddBody::run, &body);
+  EXPECT_EQ(stats(program).evictions, 2);
+  EXPECT_EQ(stats(program).updates, 2);
+  for (const char *bad : {"0", "x", "-3"}) {
+    setenv("GP_CUDAGRAPH_CACHE_CAPACITY", bad, 1);
+    partitions[0] = {1, 1, nullptr};
+    gpRtProgramInfo info{"bad", 1, partitions, 0, 0, 0};
+    gpRtProgram *rejected = nullptr;
+    EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &rejected),
+              GP_RT_ERROR_INVALID_ARGUMENT)
+        << bad;
+    EXPECT_NE(std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CACHE_CAPACITY"),
+              std::string::npos);
+  }
+  unsetenv("GP_CUDAGRAPH_CACHE_CAPACITY");
 }
 
 // Only listed sizes are captured; the rest run eagerly, never captured.
@@ -753,10 +831,11 @@ TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
 
 // Inputs at other addresses get a graph of their own (the old one bakes in
 // the old addresses); alternating between two keeps both, each with its own
-// executable, and replays without capturing again. More than eight address
-// variants of one shape drop the least recently used.
+// executable, and replays without capturing again. Past the cache capacity
+// (8 here) the least recently used variant is dropped.
 TEST_F(ProgramTest, InputAddressVariants) {
   gpRtProgram *program = makeProgram();
+  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 8), GP_RT_SUCCESS);
   int64_t targets[10] = {0};
   int64_t key = 2;
   auto run = [&](int which) {

@@ -122,6 +122,14 @@ gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
 gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
                                            int32_t limit);
 
+/* Recorded shape keys (with their input addresses) each partition keeps
+ * per thread, each with its own executable, so alternating keys replay
+ * without updating anything (default 64; GP_CUDAGRAPH_CACHE_CAPACITY).
+ * Past it the least recently used key is evicted, and its executable is
+ * updated in place for the new key when the topologies match. */
+gpRtStatus gpRtProgramSetGraphCacheCapacity(gpRtProgram *program,
+                                            int32_t capacity);
+
 /* Or-error mode: running anything uncaptured (an eager partition, a shape
  * key outside the capture sizes) fails with GP_RT_ERROR_NOT_CAPTURED. */
 gpRtStatus gpRtProgramSetOrError(gpRtProgram *program, int32_t enabled);
@@ -396,6 +404,7 @@ typedef struct gpRtStats {
   int64_t liveGraphs;      /* graphs and executables held */
   int64_t liveStreams;
   int64_t poolBytes;       /* bytes held by the program's pool */
+  int64_t evictions;       /* keys evicted from full graph caches */
 } gpRtStats;
 
 gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);
