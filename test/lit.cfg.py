@@ -42,6 +42,10 @@ if os.path.exists(runtime_tests):
     config.available_features.add("gtest")
     config.substitutions.append(("%gp_runtime_tests", runtime_tests))
 
+# The held-results driver (unittests/Runtime/HeldResultsDriver.cpp).
+config.substitutions.append(
+    ("%gp_held_results", os.path.join(config.gp_unittests_dir, "gp-held-results")))
+
 # Compiling kernels to cubin needs ptxas from the CUDA toolkit.
 _ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 _libdevice = os.path.join(os.path.dirname(os.path.dirname(_ptxas)),

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactState.h"
 #include "Policy.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -33,44 +34,6 @@
 #include <vector>
 
 using namespace gp::rt;
-
-namespace {
-struct Value {
-  bool isBuffer = false;
-  std::string elementType, device;
-  std::vector<int64_t> shape;
-};
-struct Entry {
-  std::string name;
-  std::vector<Value> args, results;
-  std::vector<gpRtValueInfo> argInfos, resultInfos;
-  gpRtStatus (*function)(gpRtProgram *, void **, void **) = nullptr;
-};
-} // namespace
-
-struct gpRtArtifact {
-  void *library = nullptr;
-  std::string target;
-  int64_t arenaBytes = 0, hostArenaBytes = 0;
-  int32_t generators = 0;
-  uint64_t seed = 0;
-  int32_t device = 0;
-  int32_t warmupRuns = 1;
-  std::string captureSizes;
-  int32_t shapeWarningLimit = 8;
-  bool orError = false;
-  std::vector<gpRtPartitionInfo> partitions;
-  std::vector<std::string> reasons;
-  std::vector<Entry> entries;
-  gpRtProgram *program = nullptr;
-
-  ~gpRtArtifact() {
-    if (program)
-      gpRtProgramDestroy(program);
-    if (library)
-      dlclose(library);
-  }
-};
 
 static gpRtStatus parseValue(std::istringstream &line, Value &value,
                              const std::string &text) {
@@ -262,6 +225,9 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
     return status;
   if (gpRtStatus status = applyPolicy(*artifact))
     return status;
+  if (const char *env = std::getenv("GP_DEBUG_OVERWRITE"); env && *env)
+    artifact->results.debugOverwrite =
+        parseBoolean("GP_DEBUG_OVERWRITE", env, false);
   *result = artifact.release();
   return GP_RT_SUCCESS;
 }
@@ -347,7 +313,7 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact,
   if ((!entry.args.empty() && !args) || (!entry.results.empty() && !results))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtArtifactCall: null arguments or results");
-  return entry.function(artifact->program, args, results);
+  return callEntry(*artifact, index, args, results);
 }
 
 } // extern "C"

@@ -388,6 +388,49 @@ gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
 gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
                             void **args, void **results);
 
+/* Keeping results. A buffer an entry returns lives in the program's memory
+ * until the next call of that entry on the same thread, which writes there
+ * again (a result that is one of the caller's own arguments is the
+ * caller's). To keep one:
+ *
+ * gpRtArtifactCallWithOutputs calls the entry and copies each result i
+ * with outputs[i] != NULL into that caller-owned memory, densely
+ * (row-major), in stream order, rewriting results[i]'s descriptor to
+ * describe it. outputs[i] is in the result's memory space (device memory
+ * from gpRtProgramAllocate for a cuda program's buffers, host memory for
+ * host-backend and cpu buffers) and holds outputBytes[i] >= the result's
+ * dense size (gpRtArtifactResultBytes). */
+gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact, int32_t index,
+                                       void **args, void **results,
+                                       void *const *outputs,
+                                       const int64_t *outputBytes);
+
+/* The dense size of result `result` of entry `index`, whose descriptor
+ * (results[result] of a call) is `descriptor`. */
+gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact, int32_t index,
+                                   int32_t result, const void *descriptor,
+                                   int64_t *bytes);
+
+/* Copies result `result` of entry `index` (its descriptor as a call filled
+ * it) densely into host memory `dst` of `dstBytes` bytes, after the work
+ * queued on the calling thread. In the overwrite debug mode it fails,
+ * naming the output and the calls, when a later call of the entry has
+ * overwritten the result. */
+gpRtStatus gpRtArtifactCopyResultToHost(gpRtArtifact *artifact,
+                                        int32_t index, int32_t result,
+                                        const void *descriptor, void *dst,
+                                        int64_t dstBytes);
+
+/* The overwrite debug mode (also GP_DEBUG_OVERWRITE=1 at load): each call's
+ * buffer results in program memory are handed out in storage of their own,
+ * and the next call of the entry on the same thread poisons them (every
+ * bit set: NaN for floats, -1 for integers) instead of silently showing the
+ * next call's values; gpRtArtifactCopyResultToHost then reports "output i
+ * of call N of entry 'f' was overwritten by call M". Costs a copy per
+ * result and call: for debugging. */
+gpRtStatus gpRtArtifactSetDebugOverwrite(gpRtArtifact *artifact,
+                                         int32_t enabled);
+
 /*===------------------------------------------------------------------===*\
 |* Statistics and logs                                                    *|
 \*===------------------------------------------------------------------===*/

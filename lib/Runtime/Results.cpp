@@ -1,0 +1,400 @@
+//===- Results.cpp - what callers keep of an entry's results --------------===//
+//
+// A buffer an entry returns lives in the program's memory (its arena, or a
+// pool of run-time-sized blocks) and the next call of the entry on the same
+// thread writes there again: a result read after that call shows that
+// call's values. Owns the ways to keep a result (copied into caller-owned
+// memory during the call, or copied out to the host) and the overwrite
+// debug mode, in which each call's results get storage of their own that
+// the next call poisons, so a stale result reads as NaN/-1 and the copy-out
+// helper names the output and the calls instead of returning wrong values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArtifactState.h"
+#include "Policy.h"
+#include "ProgramState.h"
+#include "RuntimeInternal.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gp::rt;
+
+int64_t gp::rt::elementTypeBytes(const std::string &name) {
+  if (name == "index")
+    return 8;
+  if (name == "bf16")
+    return 2;
+  if (name.rfind("f8", 0) == 0)
+    return 1; // f8E4M3FN, f8E5M2, ...
+  if (name.size() < 2 || (name[0] != 'f' && name[0] != 'i'))
+    return 0;
+  for (size_t i = 1; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9')
+      return 0;
+  int64_t bits = std::stoll(name.substr(1));
+  if (name[0] == 'i')
+    return bits == 1 ? 1 : (bits % 8 == 0 ? bits / 8 : 0); // i1 is a byte.
+  return bits % 8 == 0 ? bits / 8 : 0;
+}
+
+void gp::rt::releaseTracked(gpRtProgram *program, TrackedResult &tracked) {
+  if (!tracked.storage)
+    return;
+  if (tracked.onDevice)
+    gpRtProgramFree(program, tracked.storage);
+  else
+    std::free(tracked.storage);
+  tracked.storage = nullptr;
+}
+
+namespace {
+
+/// A buffer result as a call returned it.
+struct ResultView {
+  const gpRtMemRef *descriptor;
+  int64_t rank;
+  int64_t elementBytes;
+  /// Device memory (a cuda program's non-cpu buffer) or host memory.
+  bool onDevice;
+
+  const int64_t *sizes() const { return descriptor->shape; }
+  const int64_t *strides() const { return descriptor->shape + rank; }
+  const uint8_t *first() const {
+    return static_cast<const uint8_t *>(descriptor->aligned) +
+           descriptor->offset * elementBytes;
+  }
+  int64_t elements() const {
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      count *= sizes()[d];
+    return count;
+  }
+  int64_t denseBytes() const { return elements() * elementBytes; }
+  /// [begin, end) of the bytes the view can reach.
+  std::pair<const uint8_t *, const uint8_t *> extent() const {
+    if (elements() == 0)
+      return {first(), first()};
+    int64_t last = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      last += (sizes()[d] - 1) * strides()[d];
+    return {first(), first() + (last + 1) * elementBytes};
+  }
+};
+
+gpRtStatus viewOf(gpRtArtifact &artifact, int32_t index, int32_t result,
+                  const void *descriptor, ResultView &view, const char *what) {
+  if (index < 0 || index >= static_cast<int32_t>(artifact.entries.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": no entry " + std::to_string(index));
+  const Entry &entry = artifact.entries[index];
+  if (result < 0 || result >= static_cast<int32_t>(entry.results.size()) ||
+      !entry.results[result].isBuffer)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": entry '" + entry.name +
+                    "' has no buffer result " + std::to_string(result));
+  if (!descriptor)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": null result descriptor");
+  const Value &value = entry.results[result];
+  view.descriptor = static_cast<const gpRtMemRef *>(descriptor);
+  view.rank = value.shape.size();
+  view.elementBytes = elementTypeBytes(value.elementType);
+  if (view.elementBytes == 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": result " + std::to_string(result) +
+                    " of entry '" + entry.name + "' has element type " +
+                    value.elementType + ", which is not whole bytes");
+  view.onDevice = artifact.target == "cuda" && value.device != "cpu";
+  return GP_RT_SUCCESS;
+}
+
+/// Copies `view` densely (row-major) to `dst`: one copy when it is
+/// contiguous, one per innermost row otherwise. A device view whose
+/// innermost stride is not 1 would need a kernel; it is refused.
+gpRtStatus copyDense(gpRtProgram *program, const ResultView &view, void *dst,
+                     bool toHost, const char *what) {
+  int64_t bytes = view.denseBytes();
+  if (bytes == 0)
+    return GP_RT_SUCCESS;
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  gpRtCopyKind kind = !view.onDevice ? GP_RT_COPY_HOST_TO_HOST
+                      : toHost       ? GP_RT_COPY_PROGRAM_TO_HOST
+                                     : GP_RT_COPY_PROGRAM_TO_PROGRAM;
+  int64_t rank = view.rank;
+  bool contiguous = true;
+  for (int64_t d = rank - 1, expected = 1; d >= 0; --d) {
+    if (view.sizes()[d] != 1 && view.strides()[d] != expected)
+      contiguous = false;
+    expected *= view.sizes()[d];
+  }
+  if (contiguous)
+    return gpRtCopy(&context->stream, dst, view.first(), bytes, kind);
+  // Whole innermost rows when they are contiguous, else single elements.
+  int64_t inner = view.sizes()[rank - 1];
+  int64_t innerStride = view.strides()[rank - 1];
+  bool rows = innerStride == 1 || inner == 1;
+  if (!rows && view.onDevice)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": the result's innermost stride is " +
+                    std::to_string(innerStride) +
+                    "; copying it densely from device memory needs a kernel "
+                    "(return a contiguous buffer)");
+  int64_t walked = rows ? rank - 1 : rank; // Dimensions stepped through.
+  int64_t chunk = view.elementBytes * (rows ? inner : 1);
+  int64_t chunks = view.elements() / (rows ? inner : 1);
+  auto *out = static_cast<uint8_t *>(dst);
+  std::vector<int64_t> index(walked, 0);
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < walked; ++d)
+      offset += index[d] * view.strides()[d];
+    if (gpRtStatus status =
+            gpRtCopy(&context->stream, out + c * chunk,
+                     view.first() + offset * view.elementBytes, chunk, kind))
+      return status;
+    for (int64_t d = walked - 1; d >= 0; --d) {
+      if (++index[d] < view.sizes()[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return GP_RT_SUCCESS;
+}
+
+/// Rewrites `descriptor` to describe a dense row-major buffer at `storage`.
+void describeDense(gpRtMemRef *descriptor, int64_t rank, void *storage) {
+  descriptor->allocated = storage;
+  descriptor->aligned = storage;
+  descriptor->offset = 0;
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    descriptor->shape[rank + d] = stride;
+    stride *= descriptor->shape[d];
+  }
+}
+
+/// Whether a result lives in memory the caller gave (inside an argument
+/// buffer) rather than in the program's.
+bool insideArgument(const Entry &entry, void **args, const ResultView &view) {
+  auto [begin, end] = view.extent();
+  for (size_t i = 0; i < entry.args.size(); ++i) {
+    if (!entry.args[i].isBuffer)
+      continue;
+    ResultView arg{static_cast<const gpRtMemRef *>(args[i]),
+                   static_cast<int64_t>(entry.args[i].shape.size()),
+                   std::max<int64_t>(elementTypeBytes(entry.args[i].elementType),
+                                     1),
+                   false};
+    auto [argBegin, argEnd] = arg.extent();
+    if (begin >= argBegin && end <= argEnd && begin < argEnd)
+      return true;
+  }
+  return false;
+}
+
+/// The overwrite debug mode around one call of entry `index`: poisons the
+/// results the previous call of the entry on this thread handed out, then
+/// (after the call) moves this call's program-owned results into storage of
+/// their own.
+gpRtStatus poisonPrevious(gpRtArtifact &artifact, int32_t index,
+                          int64_t call) {
+  std::vector<TrackedResult *> previous;
+  {
+    std::lock_guard<std::mutex> lock(artifact.results.mutex);
+    for (TrackedResult &tracked : artifact.results.tracked)
+      if (tracked.entry == index && tracked.overwrittenBy == 0 &&
+          tracked.thread == std::this_thread::get_id()) {
+        tracked.overwrittenBy = call;
+        previous.push_back(&tracked);
+      }
+  }
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = artifact.program->context(context))
+    return status;
+  for (TrackedResult *tracked : previous) {
+    if (!tracked->onDevice) {
+      std::memset(tracked->storage, 0xFF, tracked->bytes);
+      continue;
+    }
+    std::vector<uint8_t> poison(tracked->bytes, 0xFF);
+    if (gpRtStatus status =
+            gpRtCopy(&context->stream, tracked->storage, poison.data(),
+                     tracked->bytes, GP_RT_COPY_HOST_TO_PROGRAM))
+      return status;
+    // The staging copy reads `poison` until the stream gets there.
+    if (gpRtStatus status = context->device->synchronize(context->stream))
+      return status;
+  }
+  return GP_RT_SUCCESS;
+}
+
+gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
+                        void **results, int64_t call) {
+  const Entry &entry = artifact.entries[index];
+  for (size_t r = 0; r < entry.results.size(); ++r) {
+    if (!entry.results[r].isBuffer)
+      continue;
+    ResultView view;
+    if (gpRtStatus status = viewOf(artifact, index, r, results[r], view,
+                                   "overwrite debug mode"))
+      return status;
+    if (insideArgument(entry, args, view))
+      continue; // The caller's own memory.
+    TrackedResult tracked;
+    tracked.bytes = std::max<int64_t>(view.denseBytes(), 1);
+    tracked.onDevice = view.onDevice;
+    tracked.entry = index;
+    tracked.result = r;
+    tracked.call = call;
+    tracked.thread = std::this_thread::get_id();
+    if (view.onDevice) {
+      if (gpRtStatus status = gpRtProgramAllocate(
+              artifact.program, tracked.bytes, &tracked.storage))
+        return status;
+    } else if (!(tracked.storage = std::aligned_alloc(
+                     256, (tracked.bytes + 255) / 256 * 256))) {
+      return fail(GP_RT_ERROR_BACKEND,
+                  "overwrite debug mode: out of host memory");
+    }
+    if (gpRtStatus status = copyDense(artifact.program, view, tracked.storage,
+                                      /*toHost=*/false,
+                                      "overwrite debug mode")) {
+      releaseTracked(artifact.program, tracked);
+      return status;
+    }
+    describeDense(static_cast<gpRtMemRef *>(results[r]), view.rank,
+                  tracked.storage);
+    std::lock_guard<std::mutex> lock(artifact.results.mutex);
+    artifact.results.tracked.push_back(tracked);
+    while (artifact.results.tracked.size() > ResultTracker::kMaxTracked) {
+      releaseTracked(artifact.program, artifact.results.tracked.front());
+      artifact.results.tracked.pop_front();
+    }
+  }
+  return GP_RT_SUCCESS;
+}
+
+} // namespace
+
+/// Calls entry `index`, counting the call, with the debug mode around it.
+gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index,
+                             void **args, void **results) {
+  const Entry &entry = artifact.entries[index];
+  int64_t call = 0;
+  bool debug = false;
+  {
+    std::lock_guard<std::mutex> lock(artifact.results.mutex);
+    call = ++artifact.results.calls[{std::this_thread::get_id(), index}];
+    debug = artifact.results.debugOverwrite;
+  }
+  if (debug)
+    if (gpRtStatus status = poisonPrevious(artifact, index, call))
+      return status;
+  if (gpRtStatus status = entry.function(artifact.program, args, results))
+    return status;
+  if (debug)
+    return trackResults(artifact, index, args, results, call);
+  return GP_RT_SUCCESS;
+}
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact,
+                                                int32_t index, int32_t result,
+                                                const void *descriptor,
+                                                int64_t *bytes) {
+  if (!artifact || !bytes)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactResultBytes: null");
+  ResultView view;
+  if (gpRtStatus status = viewOf(*artifact, index, result, descriptor, view,
+                                 "gpRtArtifactResultBytes"))
+    return status;
+  *bytes = view.denseBytes();
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCopyResultToHost(
+    gpRtArtifact *artifact, int32_t index, int32_t result,
+    const void *descriptor, void *dst, int64_t dstBytes) {
+  const char *what = "gpRtArtifactCopyResultToHost";
+  if (!artifact || (!dst && dstBytes > 0))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");
+  ResultView view;
+  if (gpRtStatus status =
+          viewOf(*artifact, index, result, descriptor, view, what))
+    return status;
+  {
+    std::lock_guard<std::mutex> lock(artifact->results.mutex);
+    const void *data = view.first();
+    for (const TrackedResult &tracked : artifact->results.tracked)
+      if (tracked.storage == data && tracked.overwrittenBy != 0)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": output " +
+                        std::to_string(tracked.result) + " of call " +
+                        std::to_string(tracked.call) + " of entry '" +
+                        artifact->entries[tracked.entry].name +
+                        "' was overwritten by call " +
+                        std::to_string(tracked.overwrittenBy) +
+                        " (a result lives in the program's memory until the "
+                        "next call of its entry: copy it out, or pass "
+                        "output buffers, before calling again)");
+  }
+  if (dstBytes < view.denseBytes())
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + std::to_string(dstBytes) +
+                    " bytes given for a result of " +
+                    std::to_string(view.denseBytes()));
+  return copyDense(artifact->program, view, dst, /*toHost=*/true, what);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact,
+                                                    int32_t index, void **args,
+                                                    void **results,
+                                                    void *const *outputs,
+                                                    const int64_t *outputBytes) {
+  if (gpRtStatus status = gpRtArtifactCall(artifact, index, args, results))
+    return status;
+  if (!outputs)
+    return GP_RT_SUCCESS;
+  const Entry &entry = artifact->entries[index];
+  for (size_t r = 0; r < entry.results.size(); ++r) {
+    if (!outputs[r])
+      continue;
+    ResultView view;
+    if (gpRtStatus status = viewOf(*artifact, index, r, results[r], view,
+                                   "gpRtArtifactCallWithOutputs"))
+      return status;
+    if (!outputBytes || outputBytes[r] < view.denseBytes())
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtArtifactCallWithOutputs: output " + std::to_string(r) +
+                      " needs " + std::to_string(view.denseBytes()) +
+                      " bytes, " +
+                      (outputBytes ? std::to_string(outputBytes[r])
+                                   : std::string("no size")) +
+                      " given");
+    if (gpRtStatus status = copyDense(artifact->program, view, outputs[r],
+                                      /*toHost=*/false,
+                                      "gpRtArtifactCallWithOutputs"))
+      return status;
+    describeDense(static_cast<gpRtMemRef *>(results[r]), view.rank,
+                  outputs[r]);
+  }
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactSetDebugOverwrite(gpRtArtifact *artifact,
+                                                      int32_t enabled) {
+  if (!artifact)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactSetDebugOverwrite: null");
+  std::lock_guard<std::mutex> lock(artifact->results.mutex);
+  artifact->results.debugOverwrite = enabled != 0;
+  return GP_RT_SUCCESS;
+}
+
+} // extern "C"
