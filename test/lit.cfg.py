@@ -42,6 +42,11 @@ if os.path.exists(runtime_tests):
     config.available_features.add("gtest")
     config.substitutions.append(("%gp_runtime_tests", runtime_tests))
 
+# gp-run's .npy and element-type library tests.
+support_tests = os.path.join(config.gp_unittests_dir, "GPRunSupportTests")
+if os.path.exists(support_tests):
+    config.substitutions.append(("%gp_run_support_tests", support_tests))
+
 # The held-results driver (unittests/Runtime/HeldResultsDriver.cpp).
 config.substitutions.append(
     ("%gp_held_results", os.path.join(config.gp_unittests_dir, "gp-held-results")))

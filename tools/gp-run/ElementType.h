@@ -1,0 +1,60 @@
+//===- ElementType.h - element types and host arrays ------------*- C++ -*-===//
+//
+// The element types gp-run can create, compare and store in .npy files, and
+// Array, a host-side buffer of one of them. Part of GPRunSupport, which has
+// no LLVM, MLIR or runtime dependency, so tests and other front ends (a
+// Python package's C++ side) can reuse it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_TOOLS_GPRUN_ELEMENTTYPE_H
+#define GRAPHPART_TOOLS_GPRUN_ELEMENTTYPE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gp::run {
+
+/// An element type, named as the runtime names it (gpRtValueInfo's
+/// elementType), with its .npy descr.
+struct ElementType {
+  const char *name, *npy;
+  int bytes;
+  bool isFloat;
+};
+
+/// The element type the runtime calls `name`, or null.
+const ElementType *findElementType(const std::string &name);
+
+/// The element type a .npy file of dtype `descr` holds, or null. Only the
+/// descrs gp-run writes are known: little-endian or byte-sized, and not
+/// '|u1', which f8E4M3FN results are written as (their raw bytes), since a
+/// uint8 array is not an f8 one.
+const ElementType *findNpyElementType(const std::string &descr);
+
+/// A host-side array: an argument's or a result's values, row-major.
+struct Array {
+  const ElementType *type = nullptr;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+};
+
+/// Element `i` as a double, for comparing and printing. f16, i1 and
+/// f8E4M3FN elements are not converted: their bits come back.
+double element(const Array &array, int64_t i);
+
+/// Sets element `i` from a double, converting to the element type. f16 has
+/// no conversion: every element becomes 1.0. f8E4M3FN takes `value` as its
+/// raw byte.
+void setElement(Array &array, int64_t i, double value);
+
+} // namespace gp::run
+
+#endif // GRAPHPART_TOOLS_GPRUN_ELEMENTTYPE_H

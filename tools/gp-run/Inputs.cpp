@@ -1,0 +1,153 @@
+//===- Inputs.cpp - gp-run's --input specs and their placement ------------===//
+//
+// Turns `--input` specs into host arrays (constants, random values, .npy
+// files) and places them in host or program memory for an entry point.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Inputs.h"
+
+#include "Diagnostics.h"
+#include "Npy.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace gp::run;
+
+Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
+                          int position, std::mt19937_64 &random) {
+  std::string where =
+      "--input " + std::to_string(position) + " ('" + spec + "')";
+  Input input;
+  if (!info.isBuffer) {
+    char *end = nullptr;
+    input.index = std::strtoll(spec.c_str(), &end, 10);
+    if (spec.empty() || *end)
+      die(where + ": argument " + std::to_string(position) +
+          " is an index; give an integer");
+    input.isIndex = true;
+    return input;
+  }
+  if (!spec.empty() && spec[0] == '@') {
+    std::string error;
+    if (!readNpy(spec.substr(1), input.array, error))
+      die(error);
+  } else {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos)
+      die(where + ": expected SHAPExTYPE=VALUE or @file.npy");
+    std::string type = spec.substr(0, eq), value = spec.substr(eq + 1);
+    std::vector<std::string> parts;
+    std::stringstream stream(type);
+    std::string part;
+    while (std::getline(stream, part, 'x'))
+      parts.push_back(part);
+    if (parts.empty())
+      die(where + ": no element type");
+    input.array.type = findElementType(parts.back());
+    if (!input.array.type)
+      die(where + ": unknown element type '" + parts.back() + "'");
+    parts.pop_back();
+    for (const std::string &dim : parts) {
+      char *end = nullptr;
+      long long size = std::strtoll(dim.c_str(), &end, 10);
+      if (dim.empty() || *end || size < 0)
+        die(where + ": bad dimension '" + dim + "'");
+      input.array.shape.push_back(size);
+    }
+    input.array.data.resize(input.array.count() * input.array.type->bytes);
+    bool isRandom = value == "random";
+    double constant = 0;
+    if (!isRandom) {
+      char *end = nullptr;
+      constant = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end)
+        die(where + ": the value must be 'random' or a number");
+    }
+    // Random floats in [-1, 1]; random integers small enough for any type.
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(0, 7);
+    for (int64_t i = 0; i < input.array.count(); ++i)
+      setElement(input.array, i,
+                 !isRandom                   ? constant
+                 : input.array.type->isFloat ? uniform(random)
+                                             : small(random));
+  }
+  if (input.array.type->name != std::string(info.elementType))
+    die(where + ": element type " + input.array.type->name +
+        ", but the entry takes " + info.elementType);
+  if (static_cast<int32_t>(input.array.shape.size()) != info.rank)
+    die(where + ": rank " + std::to_string(input.array.shape.size()) +
+        ", but the entry takes rank " + std::to_string(info.rank));
+  for (int32_t d = 0; d < info.rank; ++d)
+    if (info.shape[d] >= 0 && info.shape[d] != input.array.shape[d])
+      die(where + ": dimension " + std::to_string(d) + " is " +
+          std::to_string(input.array.shape[d]) + ", but the entry takes " +
+          std::to_string(info.shape[d]));
+  return input;
+}
+
+bool gp::run::isHostDevice(const char *device) {
+  return std::string(device) == "cpu";
+}
+
+bool gp::run::isMetaDevice(const char *device) {
+  return std::string(device) == "meta";
+}
+
+Placed gp::run::place(gpRtProgram *program, const Input &input,
+                      const gpRtValueInfo &info, bool cudaBackend) {
+  Placed placed;
+  if (input.isIndex) {
+    placed.storage.resize(8);
+    std::memcpy(placed.storage.data(), &input.index, 8);
+    return placed;
+  }
+  int32_t rank = info.rank;
+  placed.storage.resize(GP_RT_MEMREF_BYTES(rank));
+  auto *ref = reinterpret_cast<gpRtMemRef *>(placed.storage.data());
+  int64_t stride = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    ref->shape[d] = input.array.shape[d];
+    ref->shape[rank + d] = stride;
+    stride *= input.array.shape[d];
+  }
+  ref->offset = 0;
+  if (isMetaDevice(info.device)) // Sizes only: meta tensors have no data.
+    return placed;
+  int64_t bytes = input.array.data.size();
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  if (isHostDevice(info.device) || !cudaBackend) {
+    placed.memory = std::aligned_alloc(
+        256, std::max<int64_t>(256, (bytes + 255) / 256 * 256));
+  } else {
+    check(gpRtProgramAllocate(program, bytes, &placed.memory),
+          "allocate input");
+    placed.inProgramMemory = true;
+  }
+  ref->allocated = ref->aligned = placed.memory;
+  return placed;
+}
+
+void gp::run::upload(gpRtProgram *program, Placed &placed, const Input &input) {
+  if (input.isIndex || !placed.memory)
+    return;
+  if (placed.inProgramMemory)
+    check(gpRtCopyToProgram(program, placed.memory, input.array.data.data(),
+                            input.array.data.size()),
+          "copy input");
+  else
+    std::memcpy(placed.memory, input.array.data.data(),
+                input.array.data.size());
+}
+
+void gp::run::release(gpRtProgram *program, Placed &placed) {
+  if (placed.inProgramMemory)
+    gpRtProgramFree(program, placed.memory);
+  else
+    std::free(placed.memory);
+  placed.memory = nullptr;
+}

@@ -1,0 +1,378 @@
+//===- Session.cpp - run an artifact and report ---------------------------===//
+//
+// The Session (one loaded artifact and the calls of one step), results
+// brought back to the host, --check against an eager instance of the same
+// artifact, and the report: entries, partitions, latency, counters, and the
+// results written with --output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Session.h"
+
+#include "Diagnostics.h"
+#include "Inputs.h"
+#include "Npy.h"
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+using namespace gp::run;
+
+namespace {
+
+/// A result brought back to the host.
+Array download(gpRtProgram *program, const std::vector<uint8_t> &storage,
+               const gpRtValueInfo &info, bool cudaBackend) {
+  Array array;
+  if (!info.isBuffer) {
+    array.type = findElementType("i64");
+    array.data = storage;
+    array.data.resize(8);
+    return array;
+  }
+  array.type = findElementType(info.elementType);
+  if (!array.type)
+    die(std::string("results of element type ") + info.elementType +
+        " are not supported");
+  auto *ref = reinterpret_cast<const gpRtMemRef *>(storage.data());
+  int32_t rank = info.rank;
+  array.shape.assign(ref->shape, ref->shape + rank);
+  array.data.resize(array.count() * array.type->bytes);
+  if (array.count() == 0 || isMetaDevice(info.device))
+    return array;
+  // The elements the view spans, then gathered in row-major order.
+  int64_t span = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    span += (ref->shape[d] - 1) * ref->shape[rank + d];
+  int bytes = array.type->bytes;
+  std::vector<uint8_t> raw(span * bytes);
+  const uint8_t *first =
+      static_cast<const uint8_t *>(ref->aligned) + ref->offset * bytes;
+  if (cudaBackend && !isHostDevice(info.device))
+    check(gpRtCopyFromProgram(program, raw.data(), first, raw.size()),
+          "copy result");
+  else
+    std::memcpy(raw.data(), first, raw.size());
+  for (int64_t i = 0; i < array.count(); ++i) {
+    int64_t rest = i, at = 0;
+    for (int32_t d = rank - 1; d >= 0; --d) {
+      at += (rest % ref->shape[d]) * ref->shape[rank + d];
+      rest /= ref->shape[d];
+    }
+    std::memcpy(array.data.data() + i * bytes, raw.data() + at * bytes, bytes);
+  }
+  return array;
+}
+
+/// One call of an entry point in a step, with its arguments placed.
+struct Call {
+  int32_t entry = 0;
+  gpRtEntryInfo info{};
+  std::vector<Placed> args;
+  std::vector<std::vector<uint8_t>> results;
+};
+
+/// One loaded artifact and the calls that make one step (one entry, or a
+/// sequence such as forward then backward, on the same program so RNG
+/// states pair up).
+struct Session {
+  gpRtArtifact *artifact = nullptr;
+  gpRtProgram *program = nullptr;
+  bool cudaBackend = false;
+  std::vector<Call> calls;
+
+  void load(const std::string &path, gpRtBackend backend, int32_t device,
+            const std::vector<std::string> &entryNames) {
+    check(gpRtArtifactLoad(path.c_str(), backend, device, &artifact),
+          "load " + path);
+    check(gpRtArtifactGetProgram(artifact, &program), "program");
+    cudaBackend = backend == GP_RT_BACKEND_CUDA;
+    std::vector<std::string> names = entryNames;
+    if (names.empty())
+      names.push_back(""); // The first entry.
+    for (const std::string &name : names) {
+      Call call;
+      if (!name.empty())
+        check(gpRtArtifactFindEntry(artifact, name.c_str(), &call.entry),
+              "--entry");
+      check(gpRtArtifactGetEntry(artifact, call.entry, &call.info), "entry");
+      for (int32_t i = 0; i < call.info.numResults; ++i)
+        call.results.emplace_back(
+            call.info.results[i].isBuffer
+                ? GP_RT_MEMREF_BYTES(call.info.results[i].rank)
+                : 8);
+      calls.push_back(std::move(call));
+    }
+  }
+  /// Every call's argument descriptions, in order.
+  std::vector<gpRtValueInfo> argInfos() const {
+    std::vector<gpRtValueInfo> infos;
+    for (const Call &call : calls)
+      infos.insert(infos.end(), call.info.args,
+                   call.info.args + call.info.numArgs);
+    return infos;
+  }
+  std::string entryNames() const {
+    std::string names;
+    for (const Call &call : calls)
+      names += (names.empty() ? "" : ",") + std::string(call.info.name);
+    return names;
+  }
+  void place(const std::vector<Input> &inputs) {
+    size_t next = 0;
+    for (Call &call : calls)
+      for (int32_t i = 0; i < call.info.numArgs; ++i, ++next)
+        call.args.push_back(gp::run::place(program, inputs[next],
+                                           call.info.args[i], cudaBackend));
+  }
+  void upload(const std::vector<Input> &inputs) {
+    size_t next = 0;
+    for (Call &call : calls)
+      for (Placed &arg : call.args)
+        gp::run::upload(program, arg, inputs[next++]);
+  }
+  /// Runs one step and returns the microseconds its calls took; with
+  /// `fetched`, brings each call's results back right after it (a later
+  /// call of the same entry reuses their memory), outside the timing.
+  double step(std::vector<Array> *fetched = nullptr) {
+    double micros = 0;
+    for (Call &call : calls) {
+      auto start = std::chrono::steady_clock::now();
+      std::vector<void *> argPointers, resultPointers;
+      for (Placed &arg : call.args)
+        argPointers.push_back(arg.storage.data());
+      for (auto &result : call.results)
+        resultPointers.push_back(result.data());
+      check(gpRtArtifactCall(artifact, call.entry, argPointers.data(),
+                             resultPointers.data()),
+            std::string("run ") + call.info.name);
+      check(gpRtProgramSynchronize(program), "synchronize");
+      micros += std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+      if (fetched)
+        for (int32_t i = 0; i < call.info.numResults; ++i)
+          fetched->push_back(download(program, call.results[i],
+                                      call.info.results[i], cudaBackend));
+    }
+    return micros;
+  }
+  ~Session() {
+    for (Call &call : calls)
+      for (Placed &arg : call.args)
+        release(program, arg);
+    if (artifact)
+      gpRtArtifactUnload(artifact);
+  }
+};
+
+/// Compares results: exact for integers, |a-b| <= atol + rtol*|b| for
+/// floats. Returns the number of mismatching elements, and prints the first.
+int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
+                double rtol, double atol) {
+  int64_t mismatches = 0;
+  for (size_t r = 0; r < got.size(); ++r) {
+    if (got[r].shape != want[r].shape) {
+      std::printf("check: result %zu: shapes differ\n", r);
+      ++mismatches;
+      continue;
+    }
+    // f16 elements are bits (see element()), so they compare exactly too.
+    bool tolerant =
+        got[r].type->isFloat && std::string(got[r].type->name) != "f16";
+    for (int64_t i = 0; i < got[r].count(); ++i) {
+      double a = element(got[r], i), b = element(want[r], i);
+      bool same =
+          tolerant ? a == b || (std::isnan(a) && std::isnan(b)) ||
+                         std::fabs(a - b) <= atol + rtol * std::fabs(b)
+                   : std::memcmp(got[r].data.data() + i * got[r].type->bytes,
+                                 want[r].data.data() + i * want[r].type->bytes,
+                                 got[r].type->bytes) == 0;
+      if (!same && mismatches++ == 0)
+        std::printf("check: result %zu element %lld: %g (captured) vs %g "
+                    "(eager)\n",
+                    r, static_cast<long long>(i), a, b);
+    }
+  }
+  return mismatches;
+}
+
+/// --print-entries: one line per value: `entry NAME`, then `arg SPEC
+/// DEVICE` where SPEC is an --input template (8 for dynamic sizes), `result
+/// TYPE DEVICE` (? for dynamic sizes).
+void printEntries(gpRtArtifact *artifact) {
+  auto describe = [](const gpRtValueInfo &value, bool asInput) {
+    if (!value.isBuffer)
+      return std::string(asInput ? "4 index" : "index");
+    std::string spec;
+    for (int32_t d = 0; d < value.rank; ++d)
+      spec +=
+          value.shape[d] < 0 && !asInput
+              ? std::string("?x")
+              : std::to_string(value.shape[d] < 0 ? 8 : value.shape[d]) + "x";
+    return spec + value.elementType + (asInput ? "=random " : " ") +
+           value.device;
+  };
+  for (int32_t e = 0; e < gpRtArtifactNumEntries(artifact); ++e) {
+    gpRtEntryInfo info;
+    check(gpRtArtifactGetEntry(artifact, e, &info), "entry");
+    std::printf("entry %s\n", info.name);
+    for (int32_t i = 0; i < info.numArgs; ++i)
+      std::printf("arg %s\n", describe(info.args[i], true).c_str());
+    for (int32_t i = 0; i < info.numResults; ++i)
+      std::printf("result %s\n", describe(info.results[i], false).c_str());
+  }
+}
+
+void printPartitions(gpRtArtifact *artifact) {
+  int32_t count = gpRtArtifactNumPartitions(artifact);
+  std::printf("partitions: %d (target %s)\n", count,
+              gpRtArtifactTarget(artifact));
+  for (int32_t i = 0; i < count; ++i) {
+    gpRtPartitionInfo info;
+    check(gpRtArtifactGetPartition(artifact, i, &info), "partition");
+    std::printf("  partition %d: %s, shape key of %d symbol(s)%s%s\n", i,
+                info.capturable ? "capturable" : "eager", info.numShapeSymbols,
+                info.capturable ? "" : ": ",
+                info.capturable ? "" : info.reasons);
+  }
+}
+
+void printReport(const Session &run, gpRtBackend backend,
+                 const RunOptions &options, double median, double p90) {
+  gpRtStats stats;
+  check(gpRtProgramGetStats(run.program, &stats), "stats");
+  std::printf("entry: %s  backend: %s  warmup: %lld  iterations: %lld\n",
+              run.entryNames().c_str(), gpRtBackendName(backend),
+              static_cast<long long>(options.warmup),
+              static_cast<long long>(options.iterations));
+  std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);
+  std::printf("captures: %lld  replays: %lld  updates: %lld  "
+              "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
+              "shape warnings: %lld\n",
+              static_cast<long long>(stats.captures),
+              static_cast<long long>(stats.replays),
+              static_cast<long long>(stats.updates),
+              static_cast<long long>(stats.instantiations),
+              static_cast<long long>(stats.eagerRuns),
+              static_cast<long long>(stats.warmupRuns),
+              static_cast<long long>(stats.shapeWarnings));
+  std::printf("pool bytes: %lld\n", static_cast<long long>(stats.poolBytes));
+}
+
+/// --output: PATH itself for one result, PATH.N.npy for each of several.
+void writeResults(const std::string &output,
+                  const std::vector<Array> &results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string file = output;
+    if (results.size() > 1) {
+      size_t dot = file.rfind(".npy");
+      std::string index = "." + std::to_string(i);
+      file = dot == std::string::npos ? file + index + ".npy"
+                                      : file.substr(0, dot) + index + ".npy";
+    }
+    std::string error;
+    if (!writeNpy(file, results[i], error))
+      die(error);
+    std::printf("wrote %s\n", file.c_str());
+  }
+}
+
+} // namespace
+
+int gp::run::runProgram(const RunOptions &options) {
+  for (const std::string &lib : options.externLibs)
+    check(gpRtLoadExternLibrary(lib.c_str()), "--extern-lib");
+
+  // The backend: as asked, else the artifact's target.
+  gpRtBackend backend = gpRtDefaultBackend();
+  bool backendGiven = !options.backendName.empty();
+  if (backendGiven)
+    check(gpRtParseBackend(options.backendName.c_str(), &backend), "--backend");
+  Session run;
+  {
+    gpRtArtifact *probe = nullptr;
+    if (!backendGiven &&
+        gpRtArtifactLoad(options.path.c_str(), backend, options.device,
+                         &probe) != GP_RT_SUCCESS)
+      backend = backend == GP_RT_BACKEND_CUDA ? GP_RT_BACKEND_HOST
+                                              : GP_RT_BACKEND_CUDA;
+    if (probe)
+      gpRtArtifactUnload(probe);
+  }
+  run.load(options.path, backend, options.device, options.entryNames);
+  if (options.noCapture)
+    check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
+
+  if (options.printEntries) {
+    printEntries(run.artifact);
+    return 0;
+  }
+  if (options.printPartitions)
+    printPartitions(run.artifact);
+
+  std::vector<gpRtValueInfo> argInfos = run.argInfos();
+  if (options.inputSpecs.size() != argInfos.size())
+    die("entry '" + run.entryNames() + "' takes " +
+        std::to_string(argInfos.size()) + " argument(s); " +
+        std::to_string(options.inputSpecs.size()) + " --input given");
+  std::mt19937_64 random(options.seed);
+  std::vector<Input> inputs;
+  for (size_t i = 0; i < argInfos.size(); ++i)
+    inputs.push_back(parseInput(options.inputSpecs[i], argInfos[i], i, random));
+  run.place(inputs);
+  run.upload(inputs);
+
+  for (int64_t i = 0; i < options.warmup; ++i)
+    run.step();
+  std::vector<double> micros;
+  std::vector<Array> results;
+  for (int64_t i = 0; i < options.iterations; ++i) {
+    // Without --check, the last step's results are the ones reported.
+    bool last = i + 1 == options.iterations && !options.doCheck;
+    micros.push_back(run.step(last ? &results : nullptr));
+  }
+  std::sort(micros.begin(), micros.end());
+  double median = micros[micros.size() / 2];
+  double p90 = micros[std::min(micros.size() - 1, micros.size() * 9 / 10)];
+
+  int status = 0;
+  if (options.doCheck) {
+    // The captured run from the original inputs (replays: same addresses),
+    // then an eager instance's run, at the same call, from the same inputs.
+    run.upload(inputs);
+    run.step(&results);
+    Session eager;
+    eager.load(options.path, backend, options.device, options.entryNames);
+    check(gpRtProgramSetCaptureEnabled(eager.program, 0), "eager run");
+    eager.place(inputs);
+    // As many calls as the captured instance made, so stateful programs
+    // (RNG offsets advance per call) are compared at the same call.
+    for (int64_t i = 0; i < options.warmup + options.iterations; ++i) {
+      eager.upload(inputs);
+      eager.step();
+    }
+    eager.upload(inputs);
+    std::vector<Array> expected;
+    eager.step(&expected);
+    int64_t mismatches = compare(results, expected, options.rtol, options.atol);
+    if (mismatches) {
+      std::printf("check: FAILED: %lld element(s) differ from the eager run\n",
+                  static_cast<long long>(mismatches));
+      status = 1;
+    } else {
+      std::printf("check: ok: %zu result(s) match the eager run\n",
+                  results.size());
+    }
+  }
+
+  printReport(run, backend, options, median, p90);
+  if (!options.output.empty())
+    writeResults(options.output, results);
+  return status;
+}

@@ -1,0 +1,36 @@
+//===- Session.h - run an artifact and report -------------------*- C++ -*-===//
+//
+// What gp-run does once its options are parsed: load the artifact, run its
+// entry points, optionally check them against an eager run, and report
+// latency and the runtime's counters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_TOOLS_GPRUN_SESSION_H
+#define GRAPHPART_TOOLS_GPRUN_SESSION_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gp::run {
+
+/// gp-run's options, as parsed from its command line.
+struct RunOptions {
+  std::string path, output, backendName;
+  std::vector<std::string> inputSpecs, externLibs, entryNames;
+  int32_t device = -1; // The artifact's.
+  int64_t warmup = 1, iterations = 10;
+  uint64_t seed = 0;
+  double rtol = 1e-5, atol = 1e-6;
+  bool doCheck = false, printPartitions = false, noCapture = false,
+       printEntries = false;
+};
+
+/// Runs the program `options` name and prints the report; returns the exit
+/// status (1 when --check finds a mismatch). Dies on errors.
+int runProgram(const RunOptions &options);
+
+} // namespace gp::run
+
+#endif // GRAPHPART_TOOLS_GPRUN_SESSION_H
