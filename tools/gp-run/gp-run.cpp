@@ -111,15 +111,19 @@ const option kOptions[] = {
     {nullptr, 0, nullptr, 0},
 };
 
-/// Whether `arg` spells the option of `code` in full: gp-run takes neither
-/// abbreviations (--ent), --opt=value, nor grouped short options (-hh),
-/// which getopt_long would.
+/// Whether `arg` spells the option of `code` in full (`--name`, or
+/// `--name=value` for options that take one): gp-run takes neither
+/// abbreviations (--ent) nor grouped short options (-hh), which
+/// getopt_long would.
 bool spellsOption(const std::string &arg, int code) {
   if (code == 'h' && arg == "-h")
     return true;
   for (const option *o = kOptions; o->name; ++o)
-    if (o->val == code)
-      return arg == std::string("--") + o->name;
+    if (o->val == code) {
+      std::string name = std::string("--") + o->name;
+      return arg == name || (o->has_arg == required_argument &&
+                             arg.compare(0, name.size() + 1, name + "=") == 0);
+    }
   return false;
 }
 
@@ -181,6 +185,7 @@ int main(int argc, char **argv) {
       return unknownArgument(arg);
     if (code == ':')
       die(arg + " needs a value");
+    arg = arg.substr(0, arg.find('=')); // Messages name the option.
     switch (code) {
     case 'h':
       printUsage(stdout);
