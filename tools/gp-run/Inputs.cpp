@@ -67,14 +67,11 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
       if (value.empty() || *end)
         die(where + ": the value must be 'random' or a number");
     }
-    // Random floats in [-1, 1]; random integers small enough for any type.
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    std::uniform_int_distribution<int> small(0, 7);
-    for (int64_t i = 0; i < input.array.count(); ++i)
-      setElement(input.array, i,
-                 !isRandom                   ? constant
-                 : input.array.type->isFloat ? uniform(random)
-                                             : small(random));
+    if (isRandom)
+      fillRandom(input.array, random);
+    else
+      for (int64_t i = 0; i < input.array.count(); ++i)
+        setElement(input.array, i, constant);
   }
   if (input.array.type->name != std::string(info.elementType))
     die(where + ": element type " + input.array.type->name +
@@ -96,6 +93,15 @@ bool gp::run::isHostDevice(const char *device) {
 
 bool gp::run::isMetaDevice(const char *device) {
   return std::string(device) == "meta";
+}
+
+void gp::run::fillRandom(Array &array, std::mt19937_64 &random) {
+  // Floats in [-1, 1]; integers small enough for any type (and any index
+  // an input holds into a small dimension).
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 7);
+  for (int64_t i = 0; i < array.count(); ++i)
+    setElement(array, i, array.type->isFloat ? uniform(random) : small(random));
 }
 
 Placed gp::run::place(gpRtProgram *program, const Input &input,

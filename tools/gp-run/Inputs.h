@@ -32,6 +32,10 @@ struct Input {
 Input parseInput(const std::string &spec, const gpRtValueInfo &info,
                  int position, std::mt19937_64 &random);
 
+/// Fills `array` with random values as the `random` spec does: floats in
+/// [-1, 1], integers in [0, 7].
+void fillRandom(Array &array, std::mt19937_64 &random);
+
 /// Whether a value's device (gpRtValueInfo::device) is the host's memory.
 bool isHostDevice(const char *device);
 /// Whether a value's device is "meta": sizes only, no data.

@@ -130,6 +130,19 @@ struct Session {
         call.args.push_back(gp::run::place(program, inputs[next],
                                            call.info.args[i], cudaBackend));
   }
+  /// Places every argument anew, at addresses other than the current ones
+  /// (the new memory is taken before the old is freed).
+  void movePlaces(const std::vector<Input> &inputs) {
+    std::vector<std::vector<Placed>> old;
+    for (Call &call : calls) {
+      old.push_back(std::move(call.args));
+      call.args.clear();
+    }
+    place(inputs);
+    for (std::vector<Placed> &args : old)
+      for (Placed &arg : args)
+        release(program, arg);
+  }
   void upload(const std::vector<Input> &inputs) {
     size_t next = 0;
     for (Call &call : calls)
@@ -172,13 +185,22 @@ struct Session {
 };
 
 /// Compares results: exact for integers, |a-b| <= atol + rtol*|b| for
-/// floats. Returns the number of mismatching elements, and prints the first.
+/// floats. Returns the number of mismatching elements, and prints the first
+/// (`what` names the comparison, `gotName` and `wantName` the two sides).
 int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
-                double rtol, double atol) {
+                double rtol, double atol, const std::string &what,
+                const char *gotName, const char *wantName) {
   int64_t mismatches = 0;
+  if (got.size() != want.size()) {
+    std::printf("%s: %zu result(s), but %zu to compare with\n", what.c_str(),
+                got.size(), want.size());
+    return 1;
+  }
   for (size_t r = 0; r < got.size(); ++r) {
-    if (got[r].shape != want[r].shape) {
-      std::printf("check: result %zu: shapes differ\n", r);
+    if (got[r].shape != want[r].shape ||
+        std::string(got[r].type->name) != want[r].type->name) {
+      std::printf("%s: result %zu: shapes or element types differ\n",
+                  what.c_str(), r);
       ++mismatches;
       continue;
     }
@@ -194,9 +216,9 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
                                  want[r].data.data() + i * want[r].type->bytes,
                                  got[r].type->bytes) == 0;
       if (!same && mismatches++ == 0)
-        std::printf("check: result %zu element %lld: %g (captured) vs %g "
-                    "(eager)\n",
-                    r, static_cast<long long>(i), a, b);
+        std::printf("%s: result %zu element %lld: %g (%s) vs %g (%s)\n",
+                    what.c_str(), r, static_cast<long long>(i), a, gotName, b,
+                    wantName);
     }
   }
   return mismatches;
@@ -343,10 +365,10 @@ int gp::run::runProgram(const RunOptions &options) {
 
   int status = 0;
   if (options.doCheck) {
-    // The captured run from the original inputs (replays: same addresses),
-    // then an eager instance's run, at the same call, from the same inputs.
-    run.upload(inputs);
-    run.step(&results);
+    // Every check step runs the captured instance and an eager instance
+    // (capture off) on the same values and compares: first the original
+    // inputs, then --check-steps steps of fresh random values in the same
+    // buffers (a replay must see new data), then one at new addresses.
     Session eager;
     eager.load(options.path, backend, options.device, options.entryNames);
     check(gpRtProgramSetCaptureEnabled(eager.program, 0), "eager run");
@@ -357,16 +379,70 @@ int gp::run::runProgram(const RunOptions &options) {
       eager.upload(inputs);
       eager.step();
     }
-    eager.upload(inputs);
-    std::vector<Array> expected;
-    eager.step(&expected);
-    int64_t mismatches = compare(results, expected, options.rtol, options.atol);
-    if (mismatches) {
-      std::printf("check: FAILED: %lld element(s) differ from the eager run\n",
+    int64_t steps = 2 + options.checkSteps, failed = 0;
+    std::vector<Input> stepInputs = inputs;
+    for (int64_t s = 0; s < steps; ++s) {
+      bool moved = s + 1 == steps;
+      if (s > 0)
+        for (Input &input : stepInputs)
+          if (!input.isIndex)
+            fillRandom(input.array, random);
+      if (moved) {
+        run.movePlaces(stepInputs);
+        eager.movePlaces(stepInputs);
+      }
+      run.upload(stepInputs);
+      eager.upload(stepInputs);
+      std::vector<Array> got, expected;
+      run.step(&got);
+      eager.step(&expected);
+      if (s == 0)
+        results = got; // The original inputs' results are the reported ones.
+      std::string what = "check: step " + std::to_string(s + 1) + " (" +
+                         (s == 0 ? "the given inputs"
+                          : moved ? "fresh values at new addresses"
+                                  : "fresh values") +
+                         ")";
+      if (int64_t mismatches = compare(got, expected, options.rtol,
+                                       options.atol, what, "captured",
+                                       "eager")) {
+        std::printf("%s: %lld element(s) differ from the eager run\n",
+                    what.c_str(), static_cast<long long>(mismatches));
+        ++failed;
+      }
+    }
+    if (failed) {
+      std::printf("check: FAILED: %lld of %lld step(s) differ from the eager "
+                  "run\n",
+                  static_cast<long long>(failed),
+                  static_cast<long long>(steps));
+      status = 1;
+    } else {
+      std::printf("check: ok: %zu result(s) match the eager run in %lld "
+                  "steps: the given inputs, %lld with fresh values in the "
+                  "same buffers, 1 with fresh values at new addresses\n",
+                  results.size(), static_cast<long long>(steps),
+                  static_cast<long long>(options.checkSteps));
+    }
+  }
+
+  if (!options.expectedOutputs.empty()) {
+    std::vector<Array> references;
+    for (const std::string &path : options.expectedOutputs) {
+      std::string error;
+      Array reference;
+      if (!readNpy(path, reference, error))
+        die(error);
+      references.push_back(std::move(reference));
+    }
+    if (int64_t mismatches =
+            compare(results, references, options.rtol, options.atol,
+                    "expected output", "computed", "expected")) {
+      std::printf("expected output: FAILED: %lld element(s) differ\n",
                   static_cast<long long>(mismatches));
       status = 1;
     } else {
-      std::printf("check: ok: %zu result(s) match the eager run\n",
+      std::printf("expected output: ok: %zu result(s) match\n",
                   results.size());
     }
   }

@@ -19,6 +19,11 @@ namespace gp::run {
 struct RunOptions {
   std::string path, output, backendName;
   std::vector<std::string> inputSpecs, externLibs, entryNames;
+  /// --expected-output: reference results (.npy), one per result in order.
+  std::vector<std::string> expectedOutputs;
+  /// --check: steps with fresh random inputs in the same buffers (then one
+  /// more at new addresses).
+  int64_t checkSteps = 3;
   int32_t device = -1; // The artifact's.
   int64_t warmup = 1, iterations = 10;
   uint64_t seed = 0;

@@ -43,9 +43,16 @@ void printUsage(FILE *out) {
       "  --device N            cuda device index (default: the program's)\n"
       "  --warmup W            untimed calls first (default 1)\n"
       "  --iterations N        timed calls (default 10)\n"
-      "  --check               compare with an eager run of the program\n"
+      "  --check               compare with an eager run of the program,\n"
+      "                        step by step: the given inputs, fresh random\n"
+      "                        values in the same buffers, then at new\n"
+      "                        addresses\n"
+      "  --check-steps N       steps of fresh values for --check (default 3)\n"
+      "  --expected-output @R.npy  a reference result (repeat it, one per\n"
+      "                        result in order), e.g. from numpy or PyTorch\n"
       "  --no-capture          run every partition eagerly (a baseline)\n"
-      "  --rtol R --atol A     float tolerance for --check (1e-5, 1e-6)\n"
+      "  --rtol R --atol A     float tolerance for --check and\n"
+      "                        --expected-output (1e-5, 1e-6)\n"
       "  --output PATH.npy     write the results (PATH.N.npy when several)\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
       "  --print-partitions    print the partition table\n"
@@ -79,6 +86,8 @@ enum OptionCode {
   OptWarmup,
   OptIterations,
   OptCheck,
+  OptCheckSteps,
+  OptExpectedOutput,
   OptNoCapture,
   OptRtol,
   OptAtol,
@@ -100,6 +109,8 @@ const option kOptions[] = {
     {"warmup", required_argument, nullptr, OptWarmup},
     {"iterations", required_argument, nullptr, OptIterations},
     {"check", no_argument, nullptr, OptCheck},
+    {"check-steps", required_argument, nullptr, OptCheckSteps},
+    {"expected-output", required_argument, nullptr, OptExpectedOutput},
     {"no-capture", no_argument, nullptr, OptNoCapture},
     {"rtol", required_argument, nullptr, OptRtol},
     {"atol", required_argument, nullptr, OptAtol},
@@ -216,6 +227,15 @@ int main(int argc, char **argv) {
     case OptCheck:
       options.doCheck = true;
       break;
+    case OptCheckSteps:
+      options.checkSteps = nonNegativeInteger(arg, optarg);
+      break;
+    case OptExpectedOutput: {
+      std::string path = optarg;
+      options.expectedOutputs.push_back(path.rfind('@', 0) == 0 ? path.substr(1)
+                                                                : path);
+      break;
+    }
     case OptNoCapture:
       options.noCapture = true;
       break;
