@@ -1,0 +1,277 @@
+//===- GPBufferOps.cpp - gp buffer and view operations --------------------===//
+//
+// Verifiers, effects and result names of gp.buffer.alloc, gp.buffer.dealloc,
+// gp.buffer.reuse and the views gp.buffer.reshape, gp.buffer.slice and
+// gp.buffer.bitcast.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::gp;
+
+static LogicalResult verifySameDevice(Operation *op, MemRefType from,
+                                      MemRefType to) {
+  DeviceAttr fromDevice = getDevice(from), toDevice = getDevice(to);
+  if (fromDevice != toDevice)
+    return op->emitOpError() << "result lives on " << toDevice.str()
+                             << " but its source lives on "
+                             << fromDevice.str()
+                             << ": a view stays on its base's device";
+  return success();
+}
+
+/// Whether `value` is the result of a view of another buffer.
+static bool isView(Value value) {
+  return isa_and_nonnull<ViewLikeOpInterface>(value.getDefiningOp());
+}
+
+//===----------------------------------------------------------------------===//
+// BufferAllocOp
+//===----------------------------------------------------------------------===//
+
+void BufferAllocOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "buf");
+}
+
+LogicalResult BufferAllocOp::verify() {
+  MemRefType type = getType();
+  if (static_cast<int64_t>(getDynamicSizes().size()) != type.getNumDynamicDims())
+    return emitOpError() << "has " << getDynamicSizes().size()
+                         << " dynamic size operands but the type has "
+                         << type.getNumDynamicDims() << " dynamic dimensions";
+  if (!type.getLayout().isIdentity())
+    return emitOpError("allocates contiguous buffers: the result type must "
+                       "have the identity layout");
+  std::optional<int64_t> offset = getOffset();
+  if (!offset)
+    return success();
+  DeviceAttr device = getDevice(type);
+  if (device.isMeta())
+    return emitOpError("places a meta buffer in an arena, but meta buffers "
+                       "hold no data");
+  if (*offset % 256 != 0)
+    return emitOpError() << "arena offset " << *offset
+                         << " is not a multiple of 256";
+  // Check the placement against the function's arena for this device.
+  auto func = (*this)->getParentOfType<FunctionOpInterface>();
+  if (!func)
+    return success();
+  auto arenas =
+      func->getAttrOfType<ArrayAttr>(GPDialect::getArenasAttrName());
+  if (!arenas)
+    return emitOpError() << "has an arena offset but the enclosing function "
+                            "has no '"
+                         << GPDialect::getArenasAttrName() << "' attribute";
+  for (auto arena : arenas.getAsRange<ArenaAttr>()) {
+    if (arena.getDevice() != device)
+      continue;
+    std::optional<int64_t> size = getStaticByteSize(type);
+    if (size && *offset + *size > arena.getSize())
+      return emitOpError() << "occupies bytes [" << *offset << ", "
+                           << *offset + *size << ") but the " << device.str()
+                           << " arena has " << arena.getSize() << " bytes";
+    return success();
+  }
+  return emitOpError() << "has an arena offset but the enclosing function "
+                          "has no arena for "
+                       << device.str();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferDeallocOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferDeallocOp::verify() {
+  if (isView(getBuffer()))
+    return emitOpError("frees a view; free its base buffer instead");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferReuseOp
+//===----------------------------------------------------------------------===//
+
+void BufferReuseOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "buf");
+}
+
+LogicalResult BufferReuseOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (getDevice(source) != getDevice(result))
+    return emitOpError() << "reuses a buffer on " << getDevice(source).str()
+                         << " for a buffer on " << getDevice(result).str();
+  if (isView(getSource()))
+    return emitOpError("reuses a view; only a base buffer owns storage");
+  if (!result.getLayout().isIdentity())
+    return emitOpError("result must have the identity layout");
+  std::optional<int64_t> sourceSize = getStaticByteSize(source);
+  std::optional<int64_t> resultSize = getStaticByteSize(result);
+  if (sourceSize && resultSize && *resultSize > *sourceSize)
+    return emitOpError() << "needs " << *resultSize
+                         << " bytes but the reused buffer has only "
+                         << *sourceSize;
+  return success();
+}
+
+void BufferReuseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Free::get(), &getSourceMutable());
+  effects.emplace_back(MemoryEffects::Allocate::get(),
+                       llvm::cast<OpResult>(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+#define GP_VIEW_COMMON(OP)                                                     \
+  void OP::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {                  \
+    setNameFn(getResult(), "view");                                            \
+  }                                                                            \
+  Value OP::getViewSource() { return getSource(); }
+
+GP_VIEW_COMMON(BufferReshapeOp)
+GP_VIEW_COMMON(BufferSliceOp)
+GP_VIEW_COMMON(BufferBitcastOp)
+#undef GP_VIEW_COMMON
+
+LogicalResult BufferReshapeOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (failed(verifySameDevice(*this, source, result)))
+    return failure();
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("changes the element type; use gp.buffer.bitcast");
+  if (!source.getLayout().isIdentity() || !result.getLayout().isIdentity())
+    return emitOpError("reshapes contiguous buffers only (identity layouts)");
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      result.getNumDynamicDims())
+    return emitOpError() << "has " << getDynamicSizes().size()
+                         << " dynamic size operands but the result has "
+                         << result.getNumDynamicDims()
+                         << " dynamic dimensions";
+  if (source.hasStaticShape() && result.hasStaticShape() &&
+      source.getNumElements() != result.getNumElements())
+    return emitOpError() << "views " << result.getNumElements()
+                         << " elements of a buffer of "
+                         << source.getNumElements();
+  return success();
+}
+
+LogicalResult BufferSliceOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (failed(verifySameDevice(*this, source, result)))
+    return failure();
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("changes the element type; use gp.buffer.bitcast");
+  int64_t rank = source.getRank();
+  if (result.getRank() != rank)
+    return emitOpError() << "result rank " << result.getRank()
+                         << " differs from source rank " << rank;
+  ArrayRef<int64_t> offsets = getStaticOffsets(), sizes = getStaticSizes(),
+                    strides = getStaticStrides();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    int64_t offset = offsets[dim], size = sizes[dim], stride = strides[dim];
+    bool staticOffset = !ShapedType::isDynamic(offset);
+    bool staticSize = !ShapedType::isDynamic(size);
+    bool staticStride = !ShapedType::isDynamic(stride);
+    if ((staticOffset && offset < 0) || (staticSize && size < 0) ||
+        (staticStride && stride <= 0))
+      return emitOpError() << "dimension " << dim
+                           << ": offsets and sizes must be non-negative and "
+                              "strides positive";
+    if (result.isDynamicDim(dim) != !staticSize ||
+        (staticSize && result.getDimSize(dim) != size))
+      return emitOpError() << "result dimension " << dim
+                           << " does not match the slice size";
+    if (staticOffset && staticSize && staticStride && size > 0 &&
+        !source.isDynamicDim(dim)) {
+      int64_t last = offset + (size - 1) * stride;
+      if (last >= source.getDimSize(dim))
+        return emitOpError()
+               << "dimension " << dim << " reaches element " << last
+               << " but the base has only " << source.getDimSize(dim)
+               << ": a view cannot be larger than its base";
+    }
+  }
+
+  // The result layout must be the window's: strides scale, offsets add up.
+  SmallVector<int64_t> sourceStrides, resultStrides;
+  int64_t sourceOffset, resultOffset;
+  if (failed(source.getStridesAndOffset(sourceStrides, sourceOffset)) ||
+      failed(result.getStridesAndOffset(resultStrides, resultOffset)))
+    return emitOpError("source and result must have strided layouts");
+  int64_t expectedOffset = sourceOffset;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    int64_t expectedStride =
+        ShapedType::isDynamic(sourceStrides[dim]) ||
+                ShapedType::isDynamic(strides[dim])
+            ? ShapedType::kDynamic
+            : sourceStrides[dim] * strides[dim];
+    if (expectedStride != resultStrides[dim])
+      return emitOpError() << "result stride of dimension " << dim
+                           << " should be "
+                           << (ShapedType::isDynamic(expectedStride)
+                                   ? std::string("dynamic ('?')")
+                                   : std::to_string(expectedStride));
+    if (ShapedType::isDynamic(expectedOffset) ||
+        ShapedType::isDynamic(offsets[dim]) ||
+        ShapedType::isDynamic(sourceStrides[dim]))
+      expectedOffset = ShapedType::kDynamic;
+    else
+      expectedOffset += offsets[dim] * sourceStrides[dim];
+  }
+  if (expectedOffset != resultOffset)
+    return emitOpError() << "result offset should be "
+                         << (ShapedType::isDynamic(expectedOffset)
+                                 ? std::string("dynamic ('?')")
+                                 : std::to_string(expectedOffset));
+  return success();
+}
+
+LogicalResult BufferBitcastOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (failed(verifySameDevice(*this, source, result)))
+    return failure();
+  if (!source.getLayout().isIdentity() || !result.getLayout().isIdentity())
+    return emitOpError("reinterprets contiguous buffers only (identity "
+                       "layouts)");
+  std::optional<int64_t> sourceWidth =
+      getElementByteSize(source.getElementType());
+  std::optional<int64_t> resultWidth =
+      getElementByteSize(result.getElementType());
+  if (!sourceWidth || !resultWidth)
+    return emitOpError("element types must have a fixed byte size");
+  if (source.getRank() != result.getRank())
+    return emitOpError("keeps the rank: only the innermost dimension scales");
+  int64_t rank = source.getRank();
+  if (rank == 0) {
+    if (*sourceWidth != *resultWidth)
+      return emitOpError("rank-0 buffers can only be reinterpreted as an "
+                         "element type of the same width");
+    return success();
+  }
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    if (source.getDimSize(dim) != result.getDimSize(dim))
+      return emitOpError() << "dimension " << dim
+                           << " changes; only the innermost dimension scales";
+  int64_t sourceLast = source.getDimSize(rank - 1);
+  int64_t resultLast = result.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(sourceLast) != ShapedType::isDynamic(resultLast))
+    return emitOpError("innermost dimension must be static on both sides or "
+                       "dynamic on both");
+  if (!ShapedType::isDynamic(sourceLast) &&
+      sourceLast * *sourceWidth != resultLast * *resultWidth)
+    return emitOpError() << "innermost dimension holds "
+                         << sourceLast * *sourceWidth
+                         << " bytes in the source but "
+                         << resultLast * *resultWidth << " in the result";
+  return success();
+}
