@@ -1,0 +1,161 @@
+//===- Buffers.cpp - allocations and views become descriptors -------------===//
+//
+// Planned buffers are descriptors over their arena offset (the device arena,
+// or the host arena for `#gp.device<cpu>`); unplanned ones are taken with
+// `gpRtAllocate` on the partition's stream. Reuses, reshapes and bitcasts
+// are new descriptors over the source's first element; slices are
+// `memref.subview`s. Frees are no-ops: arena slots and run memory are the
+// runtime's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+struct AllocLowering : GPToRuntimePattern<BufferAllocOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferAllocOp alloc, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(alloc))
+      return failure();
+    Location loc = alloc.getLoc();
+    LoweredRegion &body = state.loweredParent(alloc);
+    RuntimeCallBuilder rt = emitterFor(alloc, rewriter);
+    auto type = alloc.getType();
+    ValueRange sizes = adaptor.getDynamicSizes();
+    Value data;
+    if (std::optional<uint64_t> offset = alloc.getOffset()) {
+      Value arena = onHost(type) ? body.hostArena : body.deviceArena;
+      data = rt.gep(loc, rt.i8, arena, *offset);
+    } else {
+      if (onHost(type) && state.options.cudaTarget)
+        return state.emitError(alloc)
+               << "a cpu buffer without a planned offset cannot be placed on "
+                  "the cuda backend";
+      Value bytes = rt.constI64(loc, elementBytes(type));
+      unsigned dynamic = 0;
+      for (int64_t dim : type.getShape())
+        bytes = LLVM::MulOp::create(
+            rewriter, loc, bytes,
+            ShapedType::isDynamic(dim)
+                ? arith::IndexCastOp::create(rewriter, loc, rt.i64,
+                                             sizes[dynamic++])
+                      .getResult()
+                : rt.constI64(loc, dim));
+      Value slot = rt.stackSlot(loc, rt.ptrType);
+      rt.callChecked(loc, "gpRtAllocate", {body.stream, bytes, slot});
+      data = rt.load(loc, rt.ptrType, slot);
+    }
+    rewriter.replaceOp(alloc, rt.makeBuffer(loc, type, data, sizes));
+    return success();
+  }
+};
+
+struct DeallocLowering : GPToRuntimePattern<BufferDeallocOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferDeallocOp dealloc, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(dealloc))
+      return failure();
+    rewriter.eraseOp(dealloc);
+    return success();
+  }
+};
+
+struct ReuseLowering : GPToRuntimePattern<BufferReuseOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferReuseOp reuse, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(reuse))
+      return failure();
+    Location loc = reuse.getLoc();
+    RuntimeCallBuilder rt = emitterFor(reuse, rewriter);
+    rewriter.replaceOp(
+        reuse, rt.makeBuffer(loc, reuse.getType(),
+                             rt.elementPointer(loc, adaptor.getSource()), {}));
+    return success();
+  }
+};
+
+struct ReshapeLowering : GPToRuntimePattern<BufferReshapeOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferReshapeOp reshape, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(reshape))
+      return failure();
+    Location loc = reshape.getLoc();
+    RuntimeCallBuilder rt = emitterFor(reshape, rewriter);
+    rewriter.replaceOp(
+        reshape, rt.makeBuffer(loc, cast<MemRefType>(reshape.getType()),
+                               rt.elementPointer(loc, adaptor.getSource()),
+                               adaptor.getDynamicSizes()));
+    return success();
+  }
+};
+
+struct BitcastLowering : GPToRuntimePattern<BufferBitcastOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferBitcastOp bitcast, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(bitcast))
+      return failure();
+    Location loc = bitcast.getLoc();
+    auto type = cast<MemRefType>(bitcast.getType());
+    if (!type.hasStaticShape())
+      return state.emitError(bitcast)
+             << "a bitcast to a dynamic shape cannot be lowered";
+    RuntimeCallBuilder rt = emitterFor(bitcast, rewriter);
+    rewriter.replaceOp(
+        bitcast,
+        rt.makeBuffer(loc, type, rt.elementPointer(loc, adaptor.getSource()),
+                      {}));
+    return success();
+  }
+};
+
+struct SliceLowering : GPToRuntimePattern<BufferSliceOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferSliceOp slice, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(slice))
+      return failure();
+    continueLowering(slice, rewriter);
+    Value view = memref::SubViewOp::create(
+        rewriter, slice.getLoc(),
+        cast<MemRefType>(stripMemorySpace(slice.getType())),
+        adaptor.getSource(), adaptor.getOffsets(), adaptor.getSizes(),
+        adaptor.getStrides(), slice.getStaticOffsets(), slice.getStaticSizes(),
+        slice.getStaticStrides());
+    rewriter.replaceOp(slice, view);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::gp::populateBufferPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns,
+                                      GPToRuntimeState &state) {
+  patterns.add<AllocLowering, DeallocLowering, ReuseLowering, ReshapeLowering,
+               BitcastLowering, SliceLowering>(converter, state);
+}

@@ -1,0 +1,104 @@
+//===- Copies.cpp - copies and device reads become gpRtCopy ---------------===//
+//
+// `gp.copy` copies whole contiguous buffers; `gp.item` and
+// `gp.symint.unbacked` copy one element to a stack slot on the host and read
+// it (a size as an index).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+struct CopyLowering : GPToRuntimePattern<CopyOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(CopyOp copy, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(copy))
+      return failure();
+    Location loc = copy.getLoc();
+    Value source = adaptor.getSource();
+    Value target = adaptor.getTarget();
+    for (Value buffer : {source, target}) {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!type.getLayout().isIdentity())
+        return state.emitError(copy)
+               << "copies of non-contiguous views are not supported yet; "
+                  "copy through a contiguous buffer";
+    }
+    bool fromHost = onHost(copy.getSource().getType());
+    bool toHost = onHost(copy.getTarget().getType());
+    int32_t kind = fromHost ? (toHost ? kHostToHost : kHostToProgram)
+                            : (toHost ? kProgramToHost : kProgramToProgram);
+    Value stream = state.loweredParent(copy).stream;
+    RuntimeCallBuilder rt = emitterFor(copy, rewriter);
+    rt.callChecked(loc, "gpRtCopy",
+                   {stream, rt.elementPointer(loc, target),
+                    rt.elementPointer(loc, source), rt.byteSize(loc, source),
+                    rt.constI32(loc, kind)});
+    rewriter.eraseOp(copy);
+    return success();
+  }
+};
+
+/// `gp.item` and `gp.symint.unbacked`: the first element of their operand.
+template <typename OpTy> struct DeviceReadLowering : GPToRuntimePattern<OpTy> {
+  using GPToRuntimePattern<OpTy>::GPToRuntimePattern;
+  using OpAdaptor = typename GPToRuntimePattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    GPToRuntimeState &state = this->state;
+    if (!state.inPartition(op))
+      return failure();
+    Location loc = op.getLoc();
+    Value stream = state.loweredParent(op).stream;
+    RuntimeCallBuilder rt = this->emitterFor(op, rewriter);
+    Value source = adaptor.getOperands()[0];
+    auto type = cast<MemRefType>(source.getType());
+    Type element = type.getElementType();
+    Type stored = isa<IndexType>(element)
+                      ? rt.i64
+                      : state.llvmConverter.convertType(element);
+    Value slot = rt.stackSlot(loc, stored);
+    int32_t kind =
+        onHost(op->getOperand(0).getType()) ? kHostToHost : kProgramToHost;
+    rt.callChecked(loc, "gpRtCopy",
+                   {stream, slot, rt.elementPointer(loc, source),
+                    rt.constI64(loc, elementBytes(type)),
+                    rt.constI32(loc, kind)});
+    Value value = rt.load(loc, stored, slot);
+    Type resultType = op->getResult(0).getType();
+    if (isa<IndexType>(resultType)) {
+      if (!isa<IntegerType, IndexType>(element))
+        return state.emitError(op)
+               << "a size must be read from an integer buffer";
+      if (stored != rt.i64)
+        value = LLVM::SExtOp::create(rewriter, loc, rt.i64, value);
+      value = arith::IndexCastOp::create(rewriter, loc, resultType, value);
+    } else if (resultType != stored) {
+      return state.emitError(op) << "reads " << element << " into "
+                                 << resultType << ", which is not supported";
+    }
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::gp::populateCopyPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns,
+                                    GPToRuntimeState &state) {
+  patterns.add<CopyLowering, DeviceReadLowering<ItemOp>,
+               DeviceReadLowering<SymIntUnbackedOp>>(converter, state);
+}

@@ -1,0 +1,128 @@
+//===- EntryPoints.cpp - program functions become entry points ------------===//
+//
+// `func.func @f` becomes `@gp_entry_f(program, args, results) -> i32`: its
+// share of the program's arenas (GPToRuntimeState::prepare sized it), its
+// arguments loaded from `args`, its results stored through `results`. The
+// function stays while its body is lowered op by op; lowering its `func.return`
+// erases it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(func::FuncOp function, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.programFunctions.contains(function))
+      return failure();
+    MLIRContext *ctx = function.getContext();
+    Location loc = function.getLoc();
+    std::string functionName = function.getSymName().str();
+    FunctionType type = function.getFunctionType();
+
+    // This function's share of the program's arenas.
+    auto [deviceBytes, hostBytes] = state.arenaBytes.lookup(function);
+    int64_t deviceArenaBase = state.deviceArenaBytes;
+    int64_t hostArenaBase = state.hostArenaBytes;
+    state.deviceArenaBytes += (deviceBytes + 255) / 256 * 256;
+    state.hostArenaBytes += (hostBytes + 255) / 256 * 256;
+
+    // The entry point.
+    RuntimeCallBuilder rt = builder(rewriter);
+    rewriter.setInsertionPointToEnd(state.module.getBody());
+    auto entry = func::FuncOp::create(
+        rewriter, loc, "gp_entry_" + functionName,
+        FunctionType::get(ctx, {rt.ptrType, rt.ptrType, rt.ptrType}, {rt.i32}));
+    Block *block = rewriter.createBlock(&entry.getBody(), entry.getBody().end(),
+                                        entry.getArgumentTypes(),
+                                        SmallVector<Location>(3, loc));
+    Value program = block->getArgument(0);
+    Value args = block->getArgument(1);
+    Value results = block->getArgument(2);
+
+    std::string signature = "entry " + functionName + " " +
+                            std::to_string(type.getNumInputs()) + " " +
+                            std::to_string(type.getNumResults()) + "\n";
+    for (auto [index, argument] : llvm::enumerate(function.getArguments())) {
+      if (!isa<MemRefType, IndexType>(argument.getType()))
+        return state.emitError(function)
+               << "argument " << index << " has type " << argument.getType()
+               << "; entry points take buffers and index values";
+      Value pointer =
+          rt.load(loc, rt.ptrType, rt.gep(loc, rt.ptrType, args, index));
+      rewriter.replaceAllUsesWith(
+          argument, rt.loadValue(loc, argument.getType(), pointer));
+      signature +=
+          "arg " + GPToRuntimeState::describe(argument.getType()) + "\n";
+    }
+    for (Type result : type.getResults()) {
+      if (!isa<MemRefType, IndexType>(result))
+        return state.emitError(function)
+               << "result type " << result << " is not a buffer or an index";
+      signature += "result " + GPToRuntimeState::describe(result) + "\n";
+    }
+    state.entriesManifest += signature;
+
+    Value deviceArena, hostArena;
+    {
+      Value slot = rt.stackSlot(loc, rt.ptrType);
+      rt.callChecked(loc, "gpRtProgramArena", {program, slot});
+      deviceArena =
+          rt.gep(loc, rt.i8, rt.load(loc, rt.ptrType, slot), deviceArenaBase);
+      rt.callChecked(loc, "gpRtProgramHostArena", {program, slot});
+      hostArena =
+          rt.gep(loc, rt.i8, rt.load(loc, rt.ptrType, slot), hostArenaBase);
+    }
+
+    LoweredRegion &lowered = state.lowered(&function.getBody());
+    lowered.function = entry;
+    lowered.program = program;
+    lowered.deviceArena = deviceArena;
+    lowered.hostArena = hostArena;
+    lowered.results = results;
+    // The function itself stays (legal now) until its return is lowered.
+    state.started.insert(function);
+    rewriter.modifyOpInPlace(function, [] {});
+    return success();
+  }
+};
+
+struct EntryReturnLowering : GPToRuntimePattern<func::ReturnOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(func::ReturnOp ret, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.atTopLevel(ret))
+      return failure();
+    Operation *function = ret->getParentOp();
+    Location loc = function->getLoc();
+    Value results = state.loweredParent(ret).results;
+    RuntimeCallBuilder rt = emitterFor(ret, rewriter);
+    for (auto [index, value] : llvm::enumerate(adaptor.getOperands())) {
+      Value pointer =
+          rt.load(loc, rt.ptrType, rt.gep(loc, rt.ptrType, results, index));
+      rt.store(loc, rt.toStorage(loc, value), pointer);
+    }
+    func::ReturnOp::create(rewriter, loc, rt.constI32(loc, 0));
+    rewriter.eraseOp(ret);
+    rewriter.eraseOp(function);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::gp::populateEntryPointPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          GPToRuntimeState &state) {
+  patterns.add<EntryPointLowering, EntryReturnLowering>(converter, state);
+}

@@ -1,0 +1,103 @@
+//===- HostOps.cpp - host arithmetic, casts and unsupported ops -----------===//
+//
+// Upstream ops that compute on the host (constants, arith and affine ops,
+// `memref.dim`: launch configurations from convert-gp-to-gpu) are cloned
+// into the function their region lowers into; convert-gp-to-gpu's
+// `memref.memory_space_cast` to the default space is a no-op. Any other op
+// in an entry point or a partition body cannot be lowered, and says so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+/// Entry points keep only constants; partition bodies also compute.
+bool isHostComputation(GPToRuntimeState &state, Operation *op) {
+  if (state.atTopLevel(op))
+    return isa<arith::ConstantOp>(op);
+  return state.inPartition(op) && op->getNumRegions() == 0 &&
+         (op->hasTrait<OpTrait::ConstantLike>() ||
+          isa<arith::ArithDialect, affine::AffineDialect>(op->getDialect()) ||
+          isa<memref::DimOp>(op));
+}
+
+struct HostComputationLowering : ConversionPattern {
+  HostComputationLowering(const TypeConverter &converter,
+                          GPToRuntimeState &state)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2,
+                          state.module.getContext()),
+        state(state) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isHostComputation(state, op))
+      return failure();
+    rewriter.setInsertionPointToEnd(
+        &state.loweredParent(op).function.getBody().back());
+    IRMapping mapping;
+    mapping.map(op->getOperands(), operands);
+    rewriter.replaceOp(op, rewriter.clone(*op, mapping)->getResults());
+    return success();
+  }
+
+  GPToRuntimeState &state;
+};
+
+struct MemorySpaceCastLowering : GPToRuntimePattern<memref::MemorySpaceCastOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(memref::MemorySpaceCastOp cast, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(cast))
+      return failure();
+    rewriter.replaceOp(cast, adaptor.getSource());
+    return success();
+  }
+};
+
+/// Tried last: an op of an entry point or partition body that no pattern
+/// lowers.
+struct UnsupportedOpRejection : ConversionPattern {
+  UnsupportedOpRejection(const TypeConverter &converter,
+                         GPToRuntimeState &state)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          state.module.getContext()),
+        state(state) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value>,
+                                ConversionPatternRewriter &) const override {
+    // A pattern that rejected the op already said why.
+    if (state.diagnosed)
+      return failure();
+    if (state.atTopLevel(op))
+      return state.emitError(op)
+             << "cannot lower '" << op->getName()
+             << "' outside a partition (run gp-pipeline first)";
+    if (state.inPartition(op))
+      return state.emitError(op)
+             << "cannot lower '" << op->getName() << "' inside a partition";
+    return failure();
+  }
+
+  GPToRuntimeState &state;
+};
+
+} // namespace
+
+void mlir::gp::populateHostOpPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns,
+                                      GPToRuntimeState &state) {
+  patterns.add<HostComputationLowering, MemorySpaceCastLowering,
+               UnsupportedOpRejection>(converter, state);
+}

@@ -1,0 +1,182 @@
+//===- Partitions.cpp - partitions become body functions and launches -----===//
+//
+// A `gp.partition` is outlined into `gp_partition_<f>_<id>(stream, context)`,
+// whose context array holds the program, the arenas, the result block and
+// the inputs. Its ops are lowered into that function one by one; lowering
+// its `gp.yield` stores the results, and then the entry point launches the
+// finished body with `gpRtRunPartitionWithResults` and reads the results
+// back. The launch waits for the body so that what the body declares comes
+// first in the module, as the artifact has always been laid out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+/// Slots of a partition body's context array (pointers).
+enum ContextSlot : int64_t {
+  kContextProgram = 0,
+  kContextDeviceArena = 1,
+  kContextHostArena = 2,
+  kContextResults = 3,
+  kContextFirstInput = 4
+};
+
+struct PartitionOutlining : GPToRuntimePattern<PartitionOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(PartitionOp partition, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.atTopLevel(partition))
+      return failure();
+    MLIRContext *ctx = partition.getContext();
+    Location loc = partition.getLoc();
+    RuntimeCallBuilder rt = builder(rewriter);
+    Block &body = partition.getBody().front();
+    LoweredRegion &lowered = state.lowered(&partition.getBody());
+    lowered.partition = partition;
+    lowered.globalId = state.partitions.size();
+    lowered.inputs.assign(adaptor.getInputs().begin(),
+                          adaptor.getInputs().end());
+
+    // Result block: one storage slot per result.
+    SmallVector<Type> resultStorage;
+    for (Type type : partition.getResultTypes())
+      resultStorage.push_back(rt.storageType(type));
+    lowered.resultStruct = LLVM::LLVMStructType::getLiteral(ctx, resultStorage);
+    for (Type type : partition.getResultTypes())
+      lowered.resultBytes += rt.storageBytes(type);
+
+    // The outlined body.
+    auto function = partition->getParentOfType<func::FuncOp>();
+    std::string bodyName = "gp_partition_" + function.getSymName().str() + "_" +
+                           std::to_string(partition.getPartitionId());
+    rewriter.setInsertionPointToEnd(state.module.getBody());
+    auto bodyFunction = func::FuncOp::create(
+        rewriter, loc, bodyName,
+        FunctionType::get(ctx, {rt.ptrType, rt.ptrType}, {rt.i32}));
+    bodyFunction.setPrivate();
+    Block *entry = rewriter.createBlock(
+        &bodyFunction.getBody(), bodyFunction.getBody().end(),
+        bodyFunction.getArgumentTypes(), SmallVector<Location>(2, loc));
+    Value context = entry->getArgument(1);
+    auto slot = [&](int64_t index) {
+      return rt.load(loc, rt.ptrType, rt.gep(loc, rt.ptrType, context, index));
+    };
+    lowered.function = bodyFunction;
+    lowered.stream = entry->getArgument(0);
+    lowered.program = slot(kContextProgram);
+    lowered.deviceArena = slot(kContextDeviceArena);
+    lowered.hostArena = slot(kContextHostArena);
+    lowered.results = slot(kContextResults);
+    for (auto [index, argument] : llvm::enumerate(body.getArguments()))
+      rewriter.replaceAllUsesWith(
+          argument, rt.loadValue(loc, argument.getType(),
+                                 slot(kContextFirstInput + index)));
+    // The partition stays (legal now) until its yield is lowered.
+    state.started.insert(partition);
+    rewriter.modifyOpInPlace(partition, [] {});
+    return success();
+  }
+};
+
+struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(YieldOp yield, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(yield))
+      return failure();
+    LoweredRegion &body = state.loweredParent(yield);
+    PartitionOp partition = body.partition;
+    Location loc = partition.getLoc();
+
+    // The body's end: results into the result block.
+    RuntimeCallBuilder rt = emitterFor(yield, rewriter);
+    for (auto [index, value] : llvm::enumerate(adaptor.getValues())) {
+      Value field = LLVM::GEPOp::create(
+          rewriter, loc, rt.ptrType, body.resultStruct, body.results,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+      rt.store(loc, rt.toStorage(loc, value), field);
+    }
+    func::ReturnOp::create(rewriter, loc, rt.constI32(loc, 0));
+
+    SmallVector<Value> results = launch(partition, body, rewriter);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(partition, results);
+    return success();
+  }
+
+  /// The call in the entry point; returns the partition's results.
+  SmallVector<Value> launch(PartitionOp partition, LoweredRegion &body,
+                            ConversionPatternRewriter &rewriter) const {
+    Location loc = partition.getLoc();
+    LoweredRegion &entry = state.loweredParent(partition);
+    RuntimeCallBuilder rt = emitterFor(partition, rewriter);
+    Type ptrType = rt.ptrType;
+    int64_t numInputs = partition.getInputs().size();
+    Value context = rt.stackSlot(loc, ptrType, kContextFirstInput + numInputs);
+    Value resultsBlock = rt.stackSlot(loc, body.resultStruct);
+    rt.store(loc, entry.program,
+             rt.gep(loc, ptrType, context, kContextProgram));
+    rt.store(loc, entry.deviceArena,
+             rt.gep(loc, ptrType, context, kContextDeviceArena));
+    rt.store(loc, entry.hostArena,
+             rt.gep(loc, ptrType, context, kContextHostArena));
+    rt.store(loc, resultsBlock, rt.gep(loc, ptrType, context, kContextResults));
+    SmallVector<Value> shapeKey, inputAddresses;
+    for (auto [index, input] : llvm::enumerate(partition.getInputs())) {
+      Value value = body.inputs[index];
+      rt.store(loc, rt.spill(loc, value),
+               rt.gep(loc, ptrType, context, kContextFirstInput + index));
+      if (isa<IndexType>(input.getType()))
+        shapeKey.push_back(rt.toStorage(loc, value));
+      else if (isa<MemRefType>(input.getType()))
+        inputAddresses.push_back(rt.elementPointer(loc, value));
+    }
+    Value key = rt.stackSlot(loc, rt.i64, std::max<size_t>(1, shapeKey.size()));
+    for (auto [index, value] : llvm::enumerate(shapeKey))
+      rt.store(loc, value, rt.gep(loc, rt.i64, key, index));
+    Value addresses =
+        rt.stackSlot(loc, ptrType, std::max<size_t>(1, inputAddresses.size()));
+    for (auto [index, value] : llvm::enumerate(inputAddresses))
+      rt.store(loc, value, rt.gep(loc, ptrType, addresses, index));
+    rt.callChecked(loc, "gpRtRunPartitionWithResults",
+                   {entry.program, rt.constI32(loc, body.globalId), key,
+                    rt.functionAddress(loc, body.function), context,
+                    resultsBlock, rt.constI64(loc, body.resultBytes), addresses,
+                    rt.constI32(loc, inputAddresses.size())});
+    SmallVector<Value> results;
+    for (auto [index, result] : llvm::enumerate(partition.getResults())) {
+      Value field = LLVM::GEPOp::create(
+          rewriter, loc, ptrType, body.resultStruct, resultsBlock,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+      results.push_back(rt.loadValue(loc, result.getType(), field));
+    }
+
+    std::string reasons;
+    for (Attribute reason : partition.getReasons())
+      reasons += (reasons.empty() ? "" : ", ") +
+                 cast<StringAttr>(reason).getValue().str();
+    state.partitions.push_back(
+        {partition.getKind() == PartitionKind::capturable,
+         static_cast<int64_t>(shapeKey.size()), reasons});
+    return results;
+  }
+};
+
+} // namespace
+
+void mlir::gp::populatePartitionPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         GPToRuntimeState &state) {
+  patterns.add<PartitionOutlining, PartitionYieldLowering>(converter, state);
+}
