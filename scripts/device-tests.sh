@@ -43,7 +43,7 @@ run() {
   [ -d "$out/artifacts" ] || { echo "no $out: run 'prepare' first and carry it" >&2; exit 1; }
   cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
     -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests gp-held-results >/dev/null
+  ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests gp-held-results gp-same-address >/dev/null
   mkdir -p "$root/build-rt/test"
   cat > "$root/build-rt/test/lit.site.cfg.py" <<SITE
 import lit.llvm
@@ -63,6 +63,7 @@ SITE
   PYTHONPATH="$out/lit${PYTHONPATH:+:$PYTHONPATH}" python3 -c "from lit.main import main; main()" -v \
     "$root/build-rt/test/Runtime/E2E/cuda-examples.test" \
     "$root/build-rt/test/Runtime/E2E/held-results-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/unused-symbols-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test"

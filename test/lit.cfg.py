@@ -50,6 +50,8 @@ if os.path.exists(support_tests):
 # The held-results driver (unittests/Runtime/HeldResultsDriver.cpp).
 config.substitutions.append(
     ("%gp_held_results", os.path.join(config.gp_unittests_dir, "gp-held-results")))
+config.substitutions.append(
+    ("%gp_same_address", os.path.join(config.gp_unittests_dir, "gp-same-address")))
 
 # Compiling kernels to cubin needs ptxas from the CUDA toolkit.
 _ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"

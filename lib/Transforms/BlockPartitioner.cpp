@@ -22,6 +22,8 @@
 #include "GraphPart/Analysis/OuterUses.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -31,6 +33,22 @@
 using namespace mlir;
 using namespace mlir::gp;
 using namespace mlir::gp::partitioning;
+
+/// Whether a value's type fixes its layout: not a buffer, or a memref
+/// whose sizes, strides and offset are all static.
+static bool hasStaticLayout(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return true;
+  if (!memref.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return false;
+  return !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic);
+}
 
 static bool isBuffer(Value value) {
   return isa<BaseMemRefType>(value.getType());
@@ -297,13 +315,39 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
           used.insert(current(root));
   }
 
-  // Symints in the layouts of buffer inputs, when already known here.
+  // Symints in the layouts of buffer inputs, when already known here and
+  // when the partition's work depends on that layout: a buffer read only
+  // through views of static layout (a fixed row of a buffer with a
+  // symbolic outer size) makes the same graph whatever its size, so its
+  // symbols would only cause needless captures.
+  auto layoutMatters = [&](Value input) {
+    SmallVector<Value> worklist{input};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      bool dynamic = !hasStaticLayout(value.getType());
+      for (Operation *user : value.getUsers()) {
+        if (!isInside(user))
+          continue;
+        auto view = dyn_cast<ViewLikeOpInterface>(user);
+        if (view && view.getViewSource() == value &&
+            user->getNumResults() == 1) {
+          // Its own offsets and sizes are operands (inputs already); what
+          // counts is how its result is used.
+          worklist.push_back(user->getResult(0));
+          continue;
+        }
+        if (dynamic)
+          return true;
+      }
+    }
+    return false;
+  };
   int mySlot = 2 * g + 1;
   SmallVector<Value> layoutSymbols;
   for (Value value : used) {
     Value orig = original(value);
     std::optional<unsigned> cls = aliases.findClass(orig);
-    if (!isBuffer(orig) || !cls)
+    if (!isBuffer(orig) || !cls || !layoutMatters(value))
       continue;
     auto it = shapeSymbols.find(*cls);
     if (it == shapeSymbols.end())

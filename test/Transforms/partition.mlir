@@ -276,6 +276,38 @@ func.func @symints(%arg0: index, %x: memref<?x?xf32, #cuda0>, %a: memref<7xf32, 
 
 #cuda0 = #gp.device<cuda:0>
 
+// A buffer read only through a view of static layout (a fixed window of a
+// buffer whose size s0 is symbolic) gives the partition the same graph
+// whatever s0 is: s0 is not an input, so new sizes do not re-capture. A
+// partition that reads the whole buffer, or a window at a size-dependent
+// offset, does take it.
+// CHECK-LABEL: func.func @static_window_of_dynamic
+// CHECK-SAME: (%[[X:.+]]: memref<?xf32, #cuda0>)
+// CHECK: %[[S0:.+]] = gp.symint.dim "s0"
+// CHECK: gp.partition 0 capturable ins(%[[X]] : memref<?xf32, #cuda0>) {
+// CHECK: gp.buffer.slice
+// CHECK: gp.kernel "window"
+// CHECK: gp.fallback "mylib::sync"
+// CHECK: gp.partition 2 capturable ins(%{{.+}}, %[[S0]] : memref<?xf32, #cuda0>, index) writes [0] {
+// CHECK: gp.kernel "whole"
+func.func @static_window_of_dynamic(%x: memref<?xf32, #cuda0>) -> memref<8xf32, #cuda0> {
+  %s0 = gp.symint.dim "s0" = %x[0] : memref<?xf32, #cuda0>
+  %window = gp.buffer.slice %x[0] [8] [1] : memref<?xf32, #cuda0> to memref<8xf32, strided<[1]>, #cuda0>
+  %y = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  gp.kernel "window" ins(%window : memref<8xf32, strided<[1]>, #cuda0>) outs(%y : memref<8xf32, #cuda0>) {
+  ^bb0(%i: memref<8xf32, strided<[1]>, #cuda0>, %o: memref<8xf32, #cuda0>):
+  }
+  gp.fallback "mylib::sync"(%y) {tags = ["cudagraph_unsafe"]} : (memref<8xf32, #cuda0>) -> ()
+  gp.kernel "whole" outs(%x : memref<?xf32, #cuda0>) {
+  ^bb0(%o: memref<?xf32, #cuda0>):
+  }
+  return %y : memref<8xf32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
 // An RNG op's state is an input of the partition that draws from it, even
 // though no buffer dependence mentions it.
 gp.rng.generator @g0
