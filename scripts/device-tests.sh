@@ -64,6 +64,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/cuda-examples.test" \
     "$root/build-rt/test/Runtime/E2E/held-results-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unused-symbols-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/differential-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test"

@@ -15,7 +15,7 @@ using namespace mlir::gp;
 OpRole mlir::gp::getOpRole(Operation *op) {
   // gp ops first: comparing op names is cheaper than asking for a trait.
   if (isa<KernelOp, FallbackOp, CopyOp, ItemOp, SymIntUnbackedOp, RngFillOp,
-          PartitionOp>(op))
+          PartitionOp, ScalarSlotOp>(op))
     return OpRole::Compute;
   if (isa<BufferAllocOp, BufferDeallocOp, BufferReuseOp>(op))
     return OpRole::Glue;
@@ -118,6 +118,8 @@ CaptureSafetyAnalysis::classify(Operation *op,
   }
   if (isa<SymIntUnbackedOp>(op))
     return std::string("unbacked symint");
+  if (isa<ScalarSlotOp>(op))
+    return std::string("host scalar write");
   if (auto fallback = dyn_cast<FallbackOp>(op)) {
     if (fallback.hasTag(FallbackOp::getCudagraphUnsafeTag()))
       return std::string("cudagraph-unsafe custom op");

@@ -47,6 +47,7 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
                                     const GraphPartPipelineOptions &options) {
   bool cuda = options.target == "cuda";
   pm.addPass(createGPExpandRngFillsPass());
+  pm.addPass(createGPScalarSlotsPass());
   if (cuda) {
     pm.addPass(createConvertGPToGPUPass());
     GpuNVVMAttachTargetOptions attach;

@@ -63,6 +63,8 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
         !load(driver.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
         !load(driver.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") ||
         !load(driver.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||
+        !load(driver.cuMemsetD8Async, "cuMemsetD8Async") ||
+        !load(driver.cuMemsetD32Async, "cuMemsetD32Async") ||
         !load(driver.cuModuleLoadData, "cuModuleLoadData") ||
         !load(driver.cuModuleUnload, "cuModuleUnload") ||
         !load(driver.cuModuleGetFunction, "cuModuleGetFunction") ||

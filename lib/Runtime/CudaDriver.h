@@ -53,6 +53,10 @@ struct CudaDriver {
                               Handle stream) = nullptr;
   Result (*cuMemcpyDtoDAsync)(DevicePtr dst, DevicePtr src, size_t bytes,
                               Handle stream) = nullptr;
+  Result (*cuMemsetD8Async)(DevicePtr dst, unsigned char value, size_t count,
+                            Handle stream) = nullptr;
+  Result (*cuMemsetD32Async)(DevicePtr dst, unsigned value, size_t count,
+                             Handle stream) = nullptr;
   Result (*cuModuleLoadData)(Handle *module, const void *image) = nullptr;
   Result (*cuModuleUnload)(Handle module) = nullptr;
   Result (*cuModuleGetFunction)(Handle *function, Handle module,

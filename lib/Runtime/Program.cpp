@@ -274,6 +274,45 @@ static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
   return context->device->synchronize(context->stream);
 }
 
+GP_RT_EXPORT gpRtStatus gpRtProgramWrite(gpRtProgram *program, void *dst,
+                                         const void *src, int64_t bytes) {
+  if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramWrite: null pointer or negative size");
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  const CudaDriver *driver = program->driver;
+  if (!driver) {
+    std::memcpy(dst, src, bytes);
+    return GP_RT_SUCCESS;
+  }
+  // Small writes (scalars) become memsets, whose value travels with the
+  // call: no host memory to keep alive and, unlike a copy from pageable
+  // memory, no wait for the stream's queued work.
+  auto address = reinterpret_cast<uintptr_t>(dst);
+  CudaDriver::Handle stream = context->stream.cuStream;
+  if (bytes > 16 || address % 4 != 0)
+    return gpRtCopy(&context->stream, dst, src, bytes,
+                    GP_RT_COPY_HOST_TO_PROGRAM);
+  const auto *source = static_cast<const uint8_t *>(src);
+  int64_t at = 0;
+  for (; at + 4 <= bytes; at += 4) {
+    unsigned word = 0;
+    std::memcpy(&word, source + at, 4);
+    if (gpRtStatus status = driver->check(
+            driver->cuMemsetD32Async(address + at, word, 1, stream),
+            "cuMemsetD32Async"))
+      return status;
+  }
+  for (; at < bytes; ++at)
+    if (gpRtStatus status = driver->check(
+            driver->cuMemsetD8Async(address + at, source[at], 1, stream),
+            "cuMemsetD8Async"))
+      return status;
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,
                                           const void *src, int64_t bytes) {
   return copyProgram(program, dst, src, bytes, true, "gpRtCopyToProgram");

@@ -88,3 +88,16 @@ func.func @dynamic(%x: memref<?xf32, #cuda0>) {
   // expected-remark @+1 {{terminator}}
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// Writing a host scalar into a device slot is a host-to-device transfer:
+// not capturable (gp-scalar-slots places these outside partitions).
+func.func @scalar_slot(%v: f32) {
+  // expected-remark @+1 {{compute: host scalar write}}
+  %slot = gp.scalar.slot %v : f32 -> memref<f32, #cuda0>
+  // expected-remark @+1 {{terminator}}
+  return
+}

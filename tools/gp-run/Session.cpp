@@ -225,8 +225,9 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
 }
 
 /// --print-entries: one line per value: `entry NAME`, then `arg SPEC
-/// DEVICE` where SPEC is an --input template (8 for dynamic sizes), `result
-/// TYPE DEVICE` (? for dynamic sizes).
+/// DEVICE [dynamic-dims=D,...]` where SPEC is an --input template (8 for
+/// the dynamic dimensions listed), `result TYPE DEVICE` (? for dynamic
+/// sizes).
 void printEntries(gpRtArtifact *artifact) {
   auto describe = [](const gpRtValueInfo &value, bool asInput) {
     if (!value.isBuffer)
@@ -244,8 +245,16 @@ void printEntries(gpRtArtifact *artifact) {
     gpRtEntryInfo info;
     check(gpRtArtifactGetEntry(artifact, e, &info), "entry");
     std::printf("entry %s\n", info.name);
-    for (int32_t i = 0; i < info.numArgs; ++i)
-      std::printf("arg %s\n", describe(info.args[i], true).c_str());
+    for (int32_t i = 0; i < info.numArgs; ++i) {
+      // Which dimensions the template sized (8) because they are dynamic.
+      std::string dynamic;
+      for (int32_t d = 0; d < info.args[i].rank; ++d)
+        if (info.args[i].isBuffer && info.args[i].shape[d] < 0)
+          dynamic += (dynamic.empty() ? " dynamic-dims=" : ",") +
+                     std::to_string(d);
+      std::printf("arg %s%s\n", describe(info.args[i], true).c_str(),
+                  dynamic.c_str());
+    }
     for (int32_t i = 0; i < info.numResults; ++i)
       std::printf("result %s\n", describe(info.results[i], false).c_str());
   }

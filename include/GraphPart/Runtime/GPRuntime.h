@@ -224,6 +224,12 @@ gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer);
 /* Waits for the work the calling thread queued on the program. */
 gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 
+/* Writes `bytes` of host memory at `src` into program memory `dst` in
+ * stream order on the calling thread's stream, without waiting for the
+ * device: `src` may be reused on return. Compiled programs write host
+ * scalars into the slots their captured kernels read (gp.scalar.slot). */
+gpRtStatus gpRtProgramWrite(gpRtProgram *program, void *dst, const void *src,
+                            int64_t bytes);
 /* Copies between host memory and the program's memory (device memory on
  * the cuda backend), waiting for the copy. */
 gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,

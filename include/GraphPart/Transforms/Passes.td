@@ -188,4 +188,33 @@ def GPExpandRngFillsPass : Pass<"gp-expand-rng-fills"> {
   ];
 }
 
+def GPScalarSlotsPass : Pass<"gp-scalar-slots"> {
+  let summary = "Pass host scalars to captured kernels through device slots";
+  let description = [{
+    A CUDA graph (and the host backend's recording) keeps the kernel
+    parameters it was captured with, so a capturable partition that takes a
+    non-index scalar (a `gp.item` result, for instance) would replay with
+    the value of its capture. Index values are the partition's shape key,
+    so they re-key the graph instead; floats and other integers are not.
+    Each such input is given a `gp.scalar.slot` before the partition (the
+    runtime writes it in stream order on every call), the partition takes
+    the slot instead, and each kernel that took the scalar takes the slot
+    and loads the value when it runs. A graph is then captured once and
+    every replay computes with the current value, bit for bit as an eager
+    run does.
+
+    A scalar used inside the partition by anything other than a kernel's
+    `ins` (host arithmetic, an extern's argument) could only be baked in,
+    so that partition becomes eager, with the reason "host scalar outside a
+    kernel". gp-pipeline runs this pass when `target` is set, after
+    planning.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numSlots", "slots", "Scalar inputs given device slots">,
+    Statistic<"numMadeEager", "made-eager",
+              "Partitions made eager for a scalar used outside kernels">,
+  ];
+}
+
 #endif // GRAPHPART_TRANSFORMS_PASSES_TD

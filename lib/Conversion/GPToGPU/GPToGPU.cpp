@@ -44,29 +44,56 @@ struct ConvertGPToGPUPass
 } // namespace
 
 /// Runs the kernel body's device work inside single-thread launches where
-/// the loop mapping left it on the host side.
+/// the loop mapping left it on the host side: each run of such ops between
+/// two launches goes into one launch, with the pure ops that compute on
+/// their results (a load, an add, a store of the sum), so values flow
+/// between them on the device. Pure ops on host values (constants) stay.
 static LogicalResult wrapLeftoverWork(func::FuncOp func) {
   OpBuilder builder(func.getContext());
-  for (Operation &op :
-       llvm::make_early_inc_range(func.getBody().front().without_terminator())) {
-    if (isa<gpu::LaunchOp>(op) ||
-        (isPure(&op) && op.getNumRegions() == 0))
+  SmallVector<SmallVector<Operation *>> groups(1);
+  llvm::SmallPtrSet<Operation *, 8> grouped;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    if (isa<gpu::LaunchOp>(op)) {
+      if (!groups.back().empty())
+        groups.emplace_back();
       continue;
-    for (Value result : op.getResults())
-      if (!result.use_empty())
-        return op.emitOpError("in a gp.kernel body makes a value that later "
-                              "host-side code uses; it cannot run on the GPU");
-    builder.setInsertionPoint(&op);
-    Value one = arith::ConstantIndexOp::create(builder, op.getLoc(), 1);
-    auto launch = gpu::LaunchOp::create(builder, op.getLoc(), one, one, one,
-                                        one, one, one);
+    }
+    bool usesGroup = llvm::any_of(op.getOperands(), [&](Value operand) {
+      Operation *definer = operand.getDefiningOp();
+      return definer && grouped.contains(definer);
+    });
+    if (isPure(&op) && op.getNumRegions() == 0 && !usesGroup)
+      continue;
+    groups.back().push_back(&op);
+    grouped.insert(&op);
+  }
+  // Each group's launch goes where its last op was: every host value its
+  // ops use is defined by then, and nothing between them has effects.
+  for (ArrayRef<Operation *> group : groups) {
+    if (group.empty())
+      continue;
+    Location loc = group.back()->getLoc();
+    builder.setInsertionPointAfter(group.back());
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    auto launch =
+        gpu::LaunchOp::create(builder, loc, one, one, one, one, one, one);
     Block &body = launch.getBody().front();
     if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
       builder.setInsertionPointToEnd(&body);
-      gpu::TerminatorOp::create(builder, op.getLoc());
+      gpu::TerminatorOp::create(builder, loc);
     }
-    op.moveBefore(&body.back());
+    for (Operation *op : group)
+      op->moveBefore(&body.back());
   }
+  // A device value used outside its launch cannot be.
+  for (Operation *op : grouped)
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (user->getParentOfType<gpu::LaunchOp>() !=
+            op->getParentOfType<gpu::LaunchOp>())
+          return op->emitOpError("in a gp.kernel body makes a value that "
+                                 "later host-side code uses; it cannot run "
+                                 "on the GPU");
   return success();
 }
 

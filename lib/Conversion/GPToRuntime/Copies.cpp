@@ -2,7 +2,8 @@
 //
 // `gp.copy` copies whole contiguous buffers; `gp.item` and
 // `gp.symint.unbacked` copy one element to a stack slot on the host and read
-// it (a size as an index).
+// it (a size as an index); `gp.scalar.slot` writes a host scalar into its
+// arena slot, in stream order, before the partition that reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,11 +95,41 @@ template <typename OpTy> struct DeviceReadLowering : GPToRuntimePattern<OpTy> {
   }
 };
 
+struct ScalarSlotLowering : GPToRuntimePattern<ScalarSlotOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(ScalarSlotOp slotOp, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.atTopLevel(slotOp))
+      return failure();
+    Location loc = slotOp.getLoc();
+    // 16 bytes of the function's arena past the planned buffers and RNG
+    // slots (prepare() chose the offset).
+    int64_t offset =
+        slotOp->getAttrOfType<IntegerAttr>("gp.scalar_slot").getInt();
+    LoweredRegion &entry = state.loweredParent(slotOp);
+    RuntimeCallBuilder rt = emitterFor(slotOp, rewriter);
+    MemRefType type = slotOp.getSlot().getType();
+    Value arena = onHost(type) ? entry.hostArena : entry.deviceArena;
+    Value slot = rt.gep(loc, rt.i8, arena, offset);
+    Type valueType = slotOp.getValue().getType();
+    int64_t bytes = std::max<int64_t>(
+        1, (valueType.getIntOrFloatBitWidth() + 7) / 8);
+    rt.callChecked(loc, "gpRtProgramWrite",
+                   {entry.program, slot, rt.spill(loc, adaptor.getValue()),
+                    rt.constI64(loc, bytes)});
+    rewriter.replaceOp(slotOp, rt.makeBuffer(loc, type, slot, {}));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::gp::populateCopyPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     GPToRuntimeState &state) {
   patterns.add<CopyLowering, DeviceReadLowering<ItemOp>,
-               DeviceReadLowering<SymIntUnbackedOp>>(converter, state);
+               DeviceReadLowering<SymIntUnbackedOp>, ScalarSlotLowering>(
+      converter, state);
 }

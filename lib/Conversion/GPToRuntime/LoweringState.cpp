@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringState.h"
+#include "RuntimeCallBuilder.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -76,6 +77,14 @@ LogicalResult GPToRuntimeState::prepare() {
       deviceBytes = (deviceBytes + 15) / 16 * 16;
       rngState->setAttr("gp.rng_slot", builder.getI64IntegerAttr(deviceBytes));
       deviceBytes += 16;
+    });
+    // Scalar slots: 16 bytes each, in the arena of their device.
+    function.walk([&](ScalarSlotOp slot) {
+      int64_t &bytes = onHost(slot.getSlot().getType()) ? hostBytes
+                                                               : deviceBytes;
+      bytes = (bytes + 15) / 16 * 16;
+      slot->setAttr("gp.scalar_slot", builder.getI64IntegerAttr(bytes));
+      bytes += 16;
     });
     arenaBytes[function] = {deviceBytes, hostBytes};
   }

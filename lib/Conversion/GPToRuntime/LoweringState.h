@@ -54,7 +54,8 @@ public:
 
   /// Indexes the RNG generators, finds the program functions and the cuda
   /// device, and sizes each function's arenas: its planned buffers, then a
-  /// 16-byte slot per RNG state (its `gp.rng_slot` offset). Reports what
+  /// 16-byte slot per RNG state (its `gp.rng_slot` offset) and per scalar
+  /// slot (`gp.scalar_slot`, in its device's arena). Reports what
   /// cannot be lowered at all.
   LogicalResult prepare();
   /// Writes the `gp_manifest` global (Manifest.cpp).

@@ -132,3 +132,31 @@ func.func @names(%x: memref<64xf32, #cuda0>) {
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// Device work with no parallel loop runs on one GPU thread; ops that pass
+// values to each other (two loads, their sum, its store) share one launch,
+// so the values never have to reach the host.
+// CHECK-LABEL: func.func @leftover_chain
+// CHECK: gpu.launch_func @gp_kernels::@first_two
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @first_two
+// CHECK: memref.load
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK: memref.store
+func.func @leftover_chain(%x: memref<8xf32, #cuda0>, %m: memref<f32, #cuda0>) {
+  gp.kernel "first_two" ins(%x : memref<8xf32, #cuda0>) outs(%m : memref<f32, #cuda0>) {
+  ^bb0(%in: memref<8xf32, #cuda0>, %out: memref<f32, #cuda0>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %a = memref.load %in[%c0] : memref<8xf32, #cuda0>
+    %b = memref.load %in[%c1] : memref<8xf32, #cuda0>
+    %sum = arith.addf %a, %b : f32
+    memref.store %sum, %out[] : memref<f32, #cuda0>
+  }
+  return
+}

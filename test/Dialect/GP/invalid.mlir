@@ -1334,3 +1334,31 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
   } -> (memref<8xf32, #cuda0>)
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// A scalar slot holds one element of the scalar's type.
+func.func @f(%v: f32) {
+  // expected-error @+1 {{expects a 0-d buffer of 'f32', got 'memref<2xf32, #gp.device<cuda:0>>'}}
+  %s = gp.scalar.slot %v : f32 -> memref<2xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @f(%v: f32) {
+  // expected-error @+1 {{expects a 0-d buffer of 'f32', got 'memref<i32, #gp.device<cuda:0>>'}}
+  %s = gp.scalar.slot %v : f32 -> memref<i32, #cuda0>
+  return
+}
+
+// -----
+
+#meta = #gp.device<meta>
+func.func @f(%v: f32) {
+  // expected-error @+1 {{a slot holds data; it cannot be on the meta device}}
+  %s = gp.scalar.slot %v : f32 -> memref<f32, #meta>
+  return
+}

@@ -195,3 +195,15 @@ func.func @partitions(%x: memref<8xf32, #cuda0>, %n: index) -> memref<8xf32, #cp
   }
   return %p1 : memref<8xf32, #cpu>
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// CHECK-LABEL: func.func @scalar_slot
+// CHECK: %{{.+}} = gp.scalar.slot %{{.+}} : f32 -> memref<f32, #{{.+}}>
+// CHECK: %{{.+}} = gp.scalar.slot %{{.+}} : i64 -> memref<i64, #{{.+}}>
+func.func @scalar_slot(%v: f32, %n: i64) -> (memref<f32, #cuda0>, memref<i64, #cuda0>) {
+  %a = gp.scalar.slot %v : f32 -> memref<f32, #cuda0>
+  %b = gp.scalar.slot %n : i64 -> memref<i64, #cuda0>
+  return %a, %b : memref<f32, #cuda0>, memref<i64, #cuda0>
+}

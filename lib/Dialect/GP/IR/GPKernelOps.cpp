@@ -253,3 +253,23 @@ LogicalResult ItemOp::verify() {
   return verifySingleElement(*this, getSource().getType(), getType(),
                              /*integersOnly=*/false);
 }
+
+//===----------------------------------------------------------------------===//
+// ScalarSlotOp
+//===----------------------------------------------------------------------===//
+
+void ScalarSlotOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getSlot(), "slot");
+}
+
+LogicalResult ScalarSlotOp::verify() {
+  MemRefType type = getSlot().getType();
+  if (type.getRank() != 0 || type.getElementType() != getValue().getType())
+    return emitOpError() << "expects a 0-d buffer of "
+                         << getValue().getType() << ", got " << type;
+  if (DeviceAttr device = getDevice(type); device && device.isMeta())
+    return emitOpError() << "a slot holds data; it cannot be on the meta "
+                            "device";
+  return success();
+}
+

@@ -337,6 +337,30 @@ def GP_ItemOp : GP_Op<"item", [
   let hasVerifier = 1;
 }
 
+def GP_ScalarSlotOp : GP_Op<"scalar.slot", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "a one-element buffer that holds a host scalar";
+  let description = [{
+    A 0-d buffer on `slot`'s device that holds `value`, written in stream
+    order each time the op runs. A graph bakes a kernel's scalar parameters
+    in at capture, so `gp-scalar-slots` passes every non-index scalar input
+    of a capturable partition (a `gp.item` result, say) through one: the
+    kernel loads the value when it runs, the graph is captured once, and
+    every replay sees the current value. Lowering gives each slot 16 bytes
+    of the function's device arena, after the planned buffers and RNG
+    slots; it must be outside partitions. Writing host data to a device is
+    a reason to cut.
+
+    ```mlir
+    %slot = gp.scalar.slot %scale : f32 -> memref<f32, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value);
+  let results = (outs Res<GP_Buffer, "", [MemAlloc, MemWrite]>:$slot);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($slot)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Symbolic sizes
 //===----------------------------------------------------------------------===//
