@@ -3,7 +3,9 @@
 #include "CudaDriver.h"
 #include "RuntimeInternal.h"
 
+#include <cstdint>
 #include <cstring>
+#include <string>
 
 using namespace gp::rt;
 
@@ -101,6 +103,24 @@ GP_RT_EXPORT gpRtStatus gpRtBackendAvailable(gpRtBackend backend) {
   }
   return fail(GP_RT_ERROR_INVALID_ARGUMENT,
               "unknown backend value " + std::to_string(backend));
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCheckSymInt(const char *name, int64_t value,
+                                        int64_t min, int64_t max) {
+  if (value >= min && value <= max)
+    return GP_RT_SUCCESS;
+  auto bound = [](int64_t b, bool lower) {
+    if (lower && b == INT64_MIN)
+      return std::string("-inf");
+    if (!lower && b == INT64_MAX)
+      return std::string("inf");
+    return std::to_string(b);
+  };
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string("symint '") + (name ? name : "?") + "' is " +
+                  std::to_string(value) + ", outside its declared range [" +
+                  bound(min, true) + ", " + bound(max, false) +
+                  "]");
 }
 
 GP_RT_EXPORT gpRtBackend gpRtDefaultBackend(void) {

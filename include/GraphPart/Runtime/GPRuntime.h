@@ -224,6 +224,12 @@ gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer);
 /* Waits for the work the calling thread queued on the program. */
 gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 
+/* Compiled entry points check each symint that declares a range: fails
+ * with GP_RT_ERROR_INVALID_ARGUMENT, naming the symint, its value and the
+ * range, when `value` is outside [min, max]. */
+gpRtStatus gpRtCheckSymInt(const char *name, int64_t value, int64_t min,
+                           int64_t max);
+
 /* Writes `bytes` of host memory at `src` into program memory `dst` in
  * stream order on the calling thread's stream, without waiting for the
  * device: `src` may be reused on return. Compiled programs write host

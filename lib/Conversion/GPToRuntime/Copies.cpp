@@ -90,6 +90,8 @@ template <typename OpTy> struct DeviceReadLowering : GPToRuntimePattern<OpTy> {
       return state.emitError(op) << "reads " << element << " into "
                                  << resultType << ", which is not supported";
     }
+    if constexpr (std::is_same_v<OpTy, SymIntUnbackedOp>)
+      emitSymIntRangeCheck(rt, loc, op, op.getSymName(), value);
     rewriter.replaceOp(op, value);
     return success();
   }

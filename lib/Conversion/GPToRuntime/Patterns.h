@@ -64,6 +64,10 @@ void populateRngPatterns(const TypeConverter &converter,
 void populateBufferPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns,
                             GPToRuntimeState &state);
+/// Fails the call (gpRtCheckSymInt) when `value`, the symint `name` that
+/// `symint` defines, is outside the `min`/`max` it declares.
+void emitSymIntRangeCheck(RuntimeCallBuilder &rt, Location loc,
+                          Operation *symint, StringRef name, Value value);
 void populateSymbolicSizePatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns,
                                   GPToRuntimeState &state);
