@@ -251,6 +251,17 @@ GP_RT_EXPORT const char *gpRtArtifactTarget(gpRtArtifact *artifact) {
   return artifact ? artifact->target.c_str() : nullptr;
 }
 
+GP_RT_EXPORT gpRtStatus gpRtArtifactGetArenaBytes(gpRtArtifact *artifact,
+                                                  int64_t *deviceBytes,
+                                                  int64_t *hostBytes) {
+  if (!artifact || !deviceBytes || !hostBytes)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactGetArenaBytes: null");
+  *deviceBytes = artifact->arenaBytes;
+  *hostBytes = artifact->hostArenaBytes;
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact) {
   return artifact ? static_cast<int32_t>(artifact->partitions.size()) : 0;
 }

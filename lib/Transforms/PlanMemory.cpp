@@ -7,10 +7,11 @@
 //  2. reuse, within each partition: an allocation takes the storage of a
 //     buffer freed earlier in the same partition when it fits (same device,
 //     no more bytes), unless that buffer is one of the partition's outputs;
-//  3. arena: every statically sized buffer gets a 256-byte aligned offset in
-//     its device's arena such that buffers live at the same time never
-//     overlap; sizes of symbolic buffers depend on the shape key, so the
-//     runtime plans those per shape key.
+//  3. arena: every statically sized buffer (allocations, and the fresh
+//     results of externs) gets a 256-byte aligned offset in its device's
+//     arena such that buffers live at the same time never overlap; sizes of
+//     symbolic buffers depend on the shape key, so the runtime plans those
+//     per shape key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -342,28 +343,40 @@ void FunctionPlanner::reuseWithin(Block &scope, PartitionOp partition) {
 void FunctionPlanner::assignOffsets() {
   ProgramOrder order(block);
   unsigned end = order.size();
-  // One request per chain of storage: an allocation and the reuses that
-  // take its storage over.
+  // One request per chain of storage: an allocation (or a fresh,
+  // statically sized extern result) and the reuses that take its storage
+  // over.
   struct Chain {
-    BufferAllocOp head;
+    Operation *head;
+    unsigned result;
+    MemRefType type;
     int64_t bytes;
     unsigned start, last;
   };
   SmallVector<Chain> chains;
   llvm::DenseMap<Value, unsigned> chainOf;
+  auto addChain = [&](Value buffer, unsigned pos) {
+    auto type = cast<MemRefType>(buffer.getType());
+    std::optional<int64_t> bytes = getStaticByteSize(type);
+    if (getDevice(type).isMeta())
+      return;
+    if (!bytes) {
+      ++summary.dynamicBuffers; // Planned per shape key at run time.
+      return;
+    }
+    chainOf[buffer] = chains.size();
+    chains.push_back({buffer.getDefiningOp(),
+                      cast<OpResult>(buffer).getResultNumber(), type,
+                      alignUp(std::max<int64_t>(*bytes, 1)), pos, end});
+  };
   for (auto [pos, op] : llvm::enumerate(order.getOps())) {
     if (auto alloc = dyn_cast<BufferAllocOp>(op)) {
-      MemRefType type = alloc.getType();
-      std::optional<int64_t> bytes = getStaticByteSize(type);
-      if (getDevice(type).isMeta())
-        continue;
-      if (!bytes) {
-        ++summary.dynamicBuffers; // Planned per shape key at run time.
-        continue;
-      }
-      chainOf[alloc.getResult()] = chains.size();
-      chains.push_back({alloc, alignUp(std::max<int64_t>(*bytes, 1)),
-                        static_cast<unsigned>(pos), end});
+      addChain(alloc.getResult(), pos);
+    } else if (auto fallback = dyn_cast<FallbackOp>(op)) {
+      for (auto [index, result] : llvm::enumerate(fallback.getResults()))
+        if (isa<MemRefType>(result.getType()) &&
+            !fallback.getAliasedOperand(index))
+          addChain(result, pos);
     } else if (auto reuse = dyn_cast<BufferReuseOp>(op)) {
       auto it = chainOf.find(getBufferObject(reuse.getSource()));
       if (it != chainOf.end())
@@ -387,7 +400,9 @@ void FunctionPlanner::assignOffsets() {
 
   llvm::MapVector<Attribute, SmallVector<unsigned>> byDevice;
   for (auto [index, chain] : llvm::enumerate(chains))
-    byDevice[getDevice(chain.head.getType())].push_back(index);
+    byDevice[getDevice(chain.type)].push_back(index);
+  // Extern results' offsets, one list per fallback (-1: not planned).
+  llvm::MapVector<Operation *, SmallVector<int64_t>> resultOffsets;
   SmallVector<Attribute> arenas;
   for (auto &[device, indices] : byDevice) {
     SmallVector<ArenaRequest> requests;
@@ -397,12 +412,22 @@ void FunctionPlanner::assignOffsets() {
     SmallVector<int64_t> offsets;
     int64_t arena = assignArenaOffsets(requests, offsets);
     Builder builder(func.getContext());
-    for (auto [index, offset] : llvm::zip(indices, offsets))
-      chains[index].head.setOffsetAttr(builder.getI64IntegerAttr(offset));
+    for (auto [index, offset] : llvm::zip(indices, offsets)) {
+      Chain &chain = chains[index];
+      if (auto alloc = dyn_cast<BufferAllocOp>(chain.head)) {
+        alloc.setOffsetAttr(builder.getI64IntegerAttr(offset));
+        continue;
+      }
+      SmallVector<int64_t> &list = resultOffsets[chain.head];
+      list.resize(chain.head->getNumResults(), -1);
+      list[chain.result] = offset;
+    }
     arenas.push_back(ArenaAttr::get(func.getContext(),
                                     cast<DeviceAttr>(device), arena));
     summary.arenas[device] = {arena, liveLowerBound(requests)};
   }
+  for (auto &[op, offsets] : resultOffsets)
+    cast<FallbackOp>(op).setResultOffsets(offsets);
   if (!arenas.empty())
     func->setAttr(GPDialect::getArenasAttrName(),
                   ArrayAttr::get(func.getContext(), arenas));
@@ -411,7 +436,9 @@ void FunctionPlanner::assignOffsets() {
 LogicalResult FunctionPlanner::run() {
   WalkResult planned = func->walk([&](Operation *op) {
     auto alloc = dyn_cast<BufferAllocOp>(op);
-    if (isa<BufferDeallocOp, BufferReuseOp>(op) || (alloc && alloc.getOffset())) {
+    auto fallback = dyn_cast<FallbackOp>(op);
+    if (isa<BufferDeallocOp, BufferReuseOp>(op) || (alloc && alloc.getOffset()) ||
+        (fallback && fallback.getResultOffsets())) {
       op->emitOpError("found in a function given to gp-plan-memory: the "
                       "function is already planned");
       return WalkResult::interrupt();

@@ -76,7 +76,7 @@ func.func @view_across_partitions(%x: memref<2xf32, #cuda0>) -> memref<8xf8E4M3F
 // The results of a multi-result custom op are separate buffers: the one
 // used first is freed first, without waiting for its sibling.
 // CHECK-LABEL: func.func @multi_result
-// CHECK: %[[OUT:.+]]:2 = gp.fallback "mylib::op1"
+// CHECK: %[[OUT:.+]]:2 = gp.fallback "mylib::op1"{{.*}} {result_offsets = array<i64: 0, 256>}
 // CHECK: gp.kernel "use_first"
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: }
@@ -128,4 +128,40 @@ func.func @no_reuse(%x: memref<4xf32, #cuda0>, %n: index) -> memref<?xf32, #cuda
   ^bb0(%i: memref<8xf32, #cuda0>, %o: memref<?xf32, #cuda0>):
   }
   return %dyn : memref<?xf32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// Fresh, statically sized extern results are planned like allocations:
+// a chain of matmuls whose outputs die at the next kernel shares two arena
+// slots (a matmul output and an activation), whatever the chain's length.
+// A result that aliases an operand, or has a symbolic size, is not placed
+// (-1): the operand or the extern gives its storage.
+// CHECK-LABEL: func.func @extern_results
+// CHECK-SAME: attributes {gp.arenas = [#gp.arena<#cuda0, 2048>]}
+// CHECK: gp.fallback "aten::mm"{{.*}} {result_offsets = array<i64: [[A:[0-9]+]]>}
+// CHECK: gp.buffer.alloc() {offset = [[B:[0-9]+]] : i64}
+// CHECK: gp.buffer.dealloc
+// CHECK: gp.fallback "aten::mm"{{.*}} {result_offsets = array<i64: [[A]]>}
+// CHECK: gp.fallback "aten::mm"{{.*}} {result_offsets = array<i64: [[A]]>}
+// CHECK: gp.fallback "mylib::view_and_size"(%{{[^)]*}}) aliases [0, -] : (
+func.func @extern_results(%x: memref<16x16xf32, #cuda0>, %w: memref<16x16xf32, #cuda0>, %n: index) -> memref<16x16xf32, #cuda0> {
+  %m0 = gp.fallback "aten::mm"(%x, %w) : (memref<16x16xf32, #cuda0>, memref<16x16xf32, #cuda0>) -> memref<16x16xf32, #cuda0>
+  %h0 = gp.buffer.alloc() : memref<16x16xf32, #cuda0>
+  gp.kernel "relu" ins(%m0 : memref<16x16xf32, #cuda0>) outs(%h0 : memref<16x16xf32, #cuda0>) {
+  ^bb0(%i: memref<16x16xf32, #cuda0>, %o: memref<16x16xf32, #cuda0>):
+  }
+  %m1 = gp.fallback "aten::mm"(%h0, %w) : (memref<16x16xf32, #cuda0>, memref<16x16xf32, #cuda0>) -> memref<16x16xf32, #cuda0>
+  %h1 = gp.buffer.alloc() : memref<16x16xf32, #cuda0>
+  gp.kernel "relu" ins(%m1 : memref<16x16xf32, #cuda0>) outs(%h1 : memref<16x16xf32, #cuda0>) {
+  ^bb0(%i: memref<16x16xf32, #cuda0>, %o: memref<16x16xf32, #cuda0>):
+  }
+  %m2 = gp.fallback "aten::mm"(%h1, %w) : (memref<16x16xf32, #cuda0>, memref<16x16xf32, #cuda0>) -> memref<16x16xf32, #cuda0>
+  %v, %d = gp.fallback "mylib::view_and_size"(%m2, %n) aliases [0, -] : (memref<16x16xf32, #cuda0>, index) -> (memref<16x16xf32, #cuda0>, memref<?xf32, #cuda0>)
+  gp.kernel "use" ins(%d : memref<?xf32, #cuda0>) outs(%v : memref<16x16xf32, #cuda0>) {
+  ^bb0(%i: memref<?xf32, #cuda0>, %o: memref<16x16xf32, #cuda0>):
+  }
+  return %v : memref<16x16xf32, #cuda0>
 }

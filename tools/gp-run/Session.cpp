@@ -293,7 +293,15 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(stats.eagerRuns),
               static_cast<long long>(stats.warmupRuns),
               static_cast<long long>(stats.shapeWarnings));
-  std::printf("pool bytes: %lld\n", static_cast<long long>(stats.poolBytes));
+  int64_t deviceArena = 0, hostArena = 0;
+  check(gpRtArtifactGetArenaBytes(run.artifact, &deviceArena, &hostArena),
+        "arena bytes");
+  // The plan's arenas against what the runtime holds (arenas, pools of
+  // captured keys) at the end, for this thread.
+  std::printf("pool bytes: %lld (planned arenas: %lld device, %lld host)\n",
+              static_cast<long long>(stats.poolBytes),
+              static_cast<long long>(deviceArena),
+              static_cast<long long>(hostArena));
 }
 
 /// --output: PATH itself for one result, PATH.N.npy for each of several.

@@ -384,6 +384,10 @@ gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
                                   gpRtProgram **program);
 /* "host" or "cuda". */
 const char *gpRtArtifactTarget(gpRtArtifact *artifact);
+/* The arena bytes memory planning gave the program (every function's
+ * share): device memory and host memory. */
+gpRtStatus gpRtArtifactGetArenaBytes(gpRtArtifact *artifact,
+                                     int64_t *deviceBytes, int64_t *hostBytes);
 gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact, int32_t index,
                                     gpRtPartitionInfo *info);
 int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact);

@@ -2,8 +2,9 @@
 //
 // A `gp.fallback` calls its extern through the registry with
 // `gpRtCallExtern`: every operand and result is passed by address with its
-// size. Results with a static shape are allocated here (aliasing results
-// start as the operand they alias); the extern fills in the others.
+// size. Results placed by memory planning (`result_offsets`) point into the
+// arena; other results with a static shape are allocated here (aliasing
+// results start as the operand they alias); the extern fills in the rest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,8 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
       sizes.push_back(rt.storageBytes(value.getType()));
     }
     SmallVector<Value> resultSlots;
+    std::optional<ArrayRef<int64_t>> planned = fallback.getResultOffsets();
+    LoweredRegion &body = state.loweredParent(fallback);
     for (auto [index, result] : llvm::enumerate(fallback.getResults())) {
       auto type = dyn_cast<MemRefType>(result.getType());
       if (!type)
@@ -44,8 +47,18 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
       Type structType = rt.descriptorType(type);
       Value slot = rt.stackSlot(loc, structType);
       std::optional<unsigned> aliased = fallback.getAliasedOperand(index);
+      int64_t offset = planned ? (*planned)[index] : -1;
       if (aliased && fallback.getArgs()[*aliased].getType() == type) {
         rt.store(loc, rt.toStorage(loc, adaptor.getArgs()[*aliased]), slot);
+      } else if (offset >= 0) {
+        // Planned: the result's place in the arena, reused like any
+        // planned buffer once it is dead.
+        Value arena = onHost(type) ? body.hostArena : body.deviceArena;
+        rt.store(loc,
+                 rt.toStorage(loc, rt.makeBuffer(
+                                       loc, type,
+                                       rt.gep(loc, rt.i8, arena, offset), {})),
+                 slot);
       } else if (type.hasStaticShape()) {
         Value bytes = rt.constI64(loc, getStaticByteSize(type).value_or(0));
         Value data = rt.stackSlot(loc, rt.ptrType);

@@ -38,13 +38,16 @@ func.func @scale(%x: memref<?xf32, #cuda0>, %n: index) -> memref<?xf32, #cuda0> 
 // -----
 
 // Fallbacks call the extern registry with descriptors (results of static
-// shape allocated first); copies become gpRtCopy with their direction
-// (2: program to host); the eager partition's reasons reach the manifest.
+// shape placed in the arena by memory planning, like any buffer); copies
+// become gpRtCopy with their direction (2: program to host); the eager
+// partition's reasons reach the manifest.
 
 // CHECK-LABEL: @gp_manifest
 // CHECK-SAME: eager 0 device copy
 // CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
-// CHECK: call @gpRtAllocate
+// CHECK-NOT: call @gpRtAllocate
+// CHECK: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NOT: call @gpRtAllocate
 // CHECK: call @gpRtCallExtern
 // CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
 // CHECK: %[[KIND:.*]] = llvm.mlir.constant(2 : i32) : i32

@@ -1362,3 +1362,22 @@ func.func @f(%v: f32) {
   %s = gp.scalar.slot %v : f32 -> memref<f32, #meta>
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// Memory planning places only fresh extern results of static size.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{result 0 has an arena offset but is not a fresh buffer of static size with data}}
+  %v = gp.fallback "mylib::view"(%x) aliases [0] {result_offsets = array<i64: 0>} : (memref<8xf32, #cuda0>) -> memref<8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{has 2 result offsets for 1 results}}
+  %v = gp.fallback "mylib::op"(%x) {result_offsets = array<i64: 0, 256>} : (memref<8xf32, #cuda0>) -> memref<8xf32, #cuda0>
+  return
+}

@@ -203,6 +203,26 @@ LogicalResult FallbackOp::verify() {
     if (!tags.insert(tag).second)
       return emitOpError() << "lists tag '" << tag << "' twice";
   }
+
+  if (std::optional<ArrayRef<int64_t>> offsets = getResultOffsets()) {
+    if (offsets->size() != getNumResults())
+      return emitOpError() << "has " << offsets->size()
+                           << " result offsets for " << getNumResults()
+                           << " results";
+    for (auto [index, offset] : llvm::enumerate(*offsets)) {
+      if (offset < -1)
+        return emitOpError() << "result " << index
+                             << " has a negative offset " << offset;
+      if (offset == -1)
+        continue;
+      auto type = dyn_cast<MemRefType>(getResult(index).getType());
+      if (!type || !getStaticByteSize(type) || getAliasedOperand(index) ||
+          getDevice(type).isMeta())
+        return emitOpError() << "result " << index
+                             << " has an arena offset but is not a fresh "
+                                "buffer of static size with data";
+    }
+  }
   return success();
 }
 

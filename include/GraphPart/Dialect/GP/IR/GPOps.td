@@ -254,7 +254,11 @@ def GP_FallbackOp : GP_Op<"fallback", [
     - `tags [...]`: free-form tags; `"cudagraph_unsafe"` means the op must
       not be captured.
 
-    Results are buffers or `index` values (a data-dependent size).
+    Results are buffers or `index` values (a data-dependent size). After
+    memory planning, `result_offsets` gives each result's byte offset in
+    its device's arena, or -1 where the extern provides the storage (a
+    symbolic size, an alias of an operand): the runtime hands the extern
+    results placed there, so they are reused like any planned buffer.
 
     ```mlir
     %out:2 = gp.fallback "mylib::op1"(%x) mutates [0] aliases [-, -]
@@ -268,7 +272,8 @@ def GP_FallbackOp : GP_Op<"fallback", [
                        Variadic<AnyType>:$args,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$mutates,
                        OptionalAttr<DenseI64ArrayAttr>:$aliases,
-                       DefaultValuedAttr<StrArrayAttr, "{}">:$tags);
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$tags,
+                       OptionalAttr<DenseI64ArrayAttr>:$result_offsets);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = [{
     $callee `(` $args `)`
