@@ -70,6 +70,7 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   runtime.warmupRuns = options.warmupRuns;
   runtime.captureSizes = options.captureSizes;
   runtime.shapeWarningLimit = options.shapeWarningLimit;
+  runtime.graphCacheCapacity = options.graphCacheCapacity;
   runtime.orError = options.cudagraphOrError;
   pm.addPass(createConvertGPToRuntimePass(runtime));
   // The host side (and host kernels) to the LLVM dialect.

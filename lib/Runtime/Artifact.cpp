@@ -15,6 +15,7 @@
 //   capture-sizes <list|->   capture sizes, the shape warning limit and
 //   shape-warning-limit <n>  or-error, as when compiling afresh)
 //   or-error 0|1
+//   graph-cache-capacity <n> (only when not the default, 64)
 //   partition <index> capturable|eager <shape-key length> <reasons|->
 //   entry <name> <#args> <#results>
 //   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
@@ -93,6 +94,8 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       line >> artifact.captureSizes;
       if (artifact.captureSizes == "-")
         artifact.captureSizes.clear();
+    } else if (key == "graph-cache-capacity") {
+      line >> artifact.graphCacheCapacity;
     } else if (key == "shape-warning-limit") {
       line >> artifact.shapeWarningLimit;
     } else if (key == "or-error") {
@@ -162,6 +165,10 @@ static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
   if (!environment.shapeWarningLimitFromEnvironment)
     if (gpRtStatus status = gpRtProgramSetShapeWarningLimit(
             program, artifact.shapeWarningLimit))
+      return status;
+  if (!environment.graphCacheCapacityFromEnvironment)
+    if (gpRtStatus status = gpRtProgramSetGraphCacheCapacity(
+            program, artifact.graphCacheCapacity))
       return status;
   if (!environment.orErrorFromEnvironment)
     if (gpRtStatus status =

@@ -83,6 +83,7 @@ struct gpRtArtifact {
   std::string captureSizes;
   int32_t shapeWarningLimit = 8;
   bool orError = false;
+  int32_t graphCacheCapacity = 64;
   std::vector<gpRtPartitionInfo> partitions;
   std::vector<std::string> reasons;
   std::vector<gp::rt::Entry> entries;

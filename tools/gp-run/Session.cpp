@@ -285,14 +285,15 @@ void printReport(const Session &run, gpRtBackend backend,
   std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);
   std::printf("captures: %lld  replays: %lld  updates: %lld  "
               "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
-              "shape warnings: %lld\n",
+              "shape warnings: %lld  evictions: %lld\n",
               static_cast<long long>(stats.captures),
               static_cast<long long>(stats.replays),
               static_cast<long long>(stats.updates),
               static_cast<long long>(stats.instantiations),
               static_cast<long long>(stats.eagerRuns),
               static_cast<long long>(stats.warmupRuns),
-              static_cast<long long>(stats.shapeWarnings));
+              static_cast<long long>(stats.shapeWarnings),
+              static_cast<long long>(stats.evictions));
   int64_t deviceArena = 0, hostArena = 0;
   check(gpRtArtifactGetArenaBytes(run.artifact, &deviceArena, &hostArena),
         "arena bytes");

@@ -83,6 +83,9 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
     Option<"shapeWarningLimit", "shape-warning-limit", "int64_t", "8",
            "Policy default: distinct shapes per partition before a warning "
            "(GP_CUDAGRAPH_SHAPE_WARNING_LIMIT overrides it)">,
+    Option<"graphCacheCapacity", "graph-cache-capacity", "int64_t", "64",
+           "Policy default: recorded keys kept per partition and thread "
+           "(GP_CUDAGRAPH_CACHE_CAPACITY overrides it)">,
     Option<"orError", "or-error", "bool", "false",
            "Policy default: running anything uncaptured is an error "
            "(GP_CUDAGRAPH_OR_ERROR overrides it)">,

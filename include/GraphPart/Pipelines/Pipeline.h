@@ -66,6 +66,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("With target: the artifact's default distinct-shape "
                      "warning limit"),
       llvm::cl::init(8)};
+  Option<int64_t> graphCacheCapacity{
+      *this, "graph-cache-capacity",
+      llvm::cl::desc("With target: the artifact's default number of recorded "
+                     "keys (each with its executable) kept per partition and "
+                     "thread before the least recently used is evicted"),
+      llvm::cl::init(64)};
   Option<std::string> cudaChip{*this, "cuda-chip",
                                llvm::cl::desc("GPU architecture for "
                                               "target=cuda"),

@@ -60,6 +60,10 @@ struct ConvertGPToRuntimePass
       return getOperation().emitError(
           "convert-gp-to-runtime: warmup-runs and shape-warning-limit must be "
           "non-negative");
+    if (graphCacheCapacity < 1 || graphCacheCapacity > INT32_MAX)
+      return getOperation().emitError(
+          "convert-gp-to-runtime: graph-cache-capacity must be a positive "
+          "32-bit integer");
     // Capture sizes: sizes or size tuples (2x3), all of one length.
     if (captureSizes.empty())
       return success();
@@ -89,7 +93,8 @@ struct ConvertGPToRuntimePass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     GPToRuntimeState state(module, {target == "cuda", warmupRuns, captureSizes,
-                                    shapeWarningLimit, orError});
+                                    shapeWarningLimit, orError,
+                                    graphCacheCapacity});
     if (failed(state.prepare()))
       return signalPassFailure();
 

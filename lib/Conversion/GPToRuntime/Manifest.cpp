@@ -30,6 +30,11 @@ void GPToRuntimeState::emitManifest() {
   text +=
       "shape-warning-limit " + std::to_string(options.shapeWarningLimit) + "\n";
   text += std::string("or-error ") + (options.orError ? "1" : "0") + "\n";
+  // Only when it differs from the runtime's default, so artifacts of
+  // programs that do not set it read as before.
+  if (options.graphCacheCapacity != GPToRuntimeOptions().graphCacheCapacity)
+    text += "graph-cache-capacity " +
+            std::to_string(options.graphCacheCapacity) + "\n";
   for (auto [index, partition] : llvm::enumerate(partitions))
     text += "partition " + std::to_string(index) + " " +
             (partition.capturable ? "capturable" : "eager") + " " +

@@ -66,9 +66,13 @@ func.func @roundtrip(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
 // The manifest names the device the program's buffers are on and carries
 // the policy defaults given as options.
 // RUN: gp-opt %s --split-input-file --gp-pipeline \
-// RUN:   --convert-gp-to-runtime="capture-sizes=2x3,4x5 warmup-runs=2 shape-warning-limit=3 or-error=true" \
+// RUN:   --convert-gp-to-runtime="capture-sizes=2x3,4x5 warmup-runs=2 shape-warning-limit=3 or-error=true graph-cache-capacity=5" \
 // RUN:   | FileCheck %s --check-prefix=POLICY
-// POLICY: @gp_manifest({{.*}}device 1\0Awarmup-runs 2\0Acapture-sizes 2x3,4x5\0Ashape-warning-limit 3\0Aor-error 1
+// POLICY: @gp_manifest({{.*}}device 1\0Awarmup-runs 2\0Acapture-sizes 2x3,4x5\0Ashape-warning-limit 3\0Aor-error 1\0Agraph-cache-capacity 5\0A
+// A cache of no keys cannot be.
+// RUN: not gp-opt %s --split-input-file --gp-pipeline \
+// RUN:   --convert-gp-to-runtime="graph-cache-capacity=0" 2>&1 | FileCheck %s --check-prefix=CAPACITY
+// CAPACITY: convert-gp-to-runtime: graph-cache-capacity must be a positive 32-bit integer
 #cuda1 = #gp.device<cuda:1>
 func.func @on_second_gpu(%x: memref<4xf32, #cuda1>) -> memref<4xf32, #cuda1> {
   return %x : memref<4xf32, #cuda1>

@@ -25,6 +25,7 @@ struct GPToRuntimeOptions {
   std::string captureSizes;
   int64_t shapeWarningLimit = 8;
   bool orError = false;
+  int64_t graphCacheCapacity = 64;
 };
 
 /// What the patterns share while one module is lowered: the functions they
