@@ -18,8 +18,10 @@
 
 namespace gp::rt {
 
+struct AllocationTrace;
 struct DynamicMemory;
 struct HostGraph;
+struct PoolPlan;
 
 /// A captured graph, before instantiation; counted while alive.
 struct Captured {
@@ -46,11 +48,13 @@ struct gpRtStream {
   /// cuda: the driver stream.
   gp::rt::CudaDriver::Handle cuStream = nullptr;
   /// Where gpRtAllocate takes memory during the body that is running:
-  /// fresh blocks (eager and warm-up runs; their sizes are recorded in
-  /// `sizes` when given) or the key's pool (capture), handed out in order.
+  /// fresh blocks (eager and warm-up runs; allocations and frees are
+  /// recorded in `trace` when given) or the key's pool (capture), laid out
+  /// by `poolPlan` from the warm-up's trace and handed out in order.
   gp::rt::DynamicMemory *fresh = nullptr;
-  std::vector<int64_t> *sizes = nullptr;
+  gp::rt::AllocationTrace *trace = nullptr;
   gp::rt::DynamicMemory *pool = nullptr;
+  const gp::rt::PoolPlan *poolPlan = nullptr;
   size_t poolCursor = 0;
   /// A library handle bound to this stream (cuBLAS), and how to release it.
   void *libraryHandle = nullptr;

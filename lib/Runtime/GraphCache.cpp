@@ -103,7 +103,7 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
   PartitionState &state = context->partitions[partition];
   // Runs the body now. Memory for run-time sizes lives until the next eager
   // run of the partition: the body's outputs may be read after it returns.
-  auto runNow = [&](std::vector<int64_t> *recordSizes) -> gpRtStatus {
+  auto runNow = [&](AllocationTrace *trace) -> gpRtStatus {
     if (!state.lastRunMemory)
       state.lastRunMemory = std::make_unique<DynamicMemory>(program.driver);
     DynamicMemory &memory = *state.lastRunMemory;
@@ -114,11 +114,11 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       memory.recycle();
     }
     stream.fresh = &memory;
-    stream.sizes = recordSizes;
+    stream.trace = trace;
     gpRtStatus status = body(&stream, userData);
     stream.fresh = nullptr;
-    stream.sizes = nullptr;
-    memory.releaseSpare(); // What this run did not need.
+    stream.trace = nullptr;
+    memory.endRun();
     return status;
   };
   auto runEagerly = [&](const std::string &why) -> gpRtStatus {
@@ -147,23 +147,28 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       ++shape.warmups;
       program.count(&gpRtStats::warmupRuns);
       note("warm-up run");
-      shape.allocationSizes.clear();
-      return runNow(&shape.allocationSizes);
+      shape.trace.clear();
+      gpRtStatus status = runNow(&shape.trace);
+      shape.poolPlan = planPool(shape.trace);
+      return status;
     }
-    // The key's pool: what the warm-up asked for, allocated before the
+    // The key's pool: one block laid out from what the warm-up allocated
+    // and freed (what is live at once, not the sum), allocated before the
     // capture (allocating while capturing is not allowed).
     auto pool = std::make_unique<DynamicMemory>(program.driver);
-    for (int64_t bytes : shape.allocationSizes) {
+    if (shape.poolPlan.total > 0) {
       void *pointer = nullptr;
-      if (gpRtStatus status = pool->allocate(bytes, pointer))
+      if (gpRtStatus status = pool->allocate(shape.poolPlan.total, pointer))
         return status;
     }
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
     stream.pool = pool.get();
+    stream.poolPlan = &shape.poolPlan;
     stream.poolCursor = 0;
     gpRtStatus bodyStatus = body(&stream, userData);
     stream.pool = nullptr;
+    stream.poolPlan = nullptr;
     std::unique_ptr<Captured> graph;
     gpRtStatus endStatus = device.endCapture(stream, graph);
     // A failed capture leaves nothing behind (its graph and pool are

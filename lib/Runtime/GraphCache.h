@@ -18,8 +18,10 @@ namespace gp::rt {
 /// What a partition has learnt about one shape key.
 struct ShapeState {
   int64_t warmups = 0;
-  /// Sizes the warm-up runs asked gpRtAllocate for.
-  std::vector<int64_t> allocationSizes;
+  /// What the last warm-up run allocated and freed, and the key pool's
+  /// layout made from it.
+  AllocationTrace trace;
+  PoolPlan poolPlan;
   bool captured = false; // Counted in recordedShapes.
 };
 

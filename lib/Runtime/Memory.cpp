@@ -67,18 +67,78 @@ void DynamicMemory::releaseSpare() {
   spare.clear();
 }
 
+void DynamicMemory::endRun() {
+  releaseSpare();
+  blocks.insert(blocks.end(), freedThisRun.begin(), freedThisRun.end());
+  freedThisRun.clear();
+}
+
+bool DynamicMemory::free(void *pointer) {
+  for (auto it = blocks.begin(); it != blocks.end(); ++it)
+    if (it->first == pointer) {
+      freedThisRun.push_back(*it);
+      blocks.erase(it);
+      return true;
+    }
+  return false;
+}
+
 gpRtStatus DynamicMemory::allocate(int64_t bytes, void *&pointer) {
   int64_t rounded = roundToBlock(bytes);
-  for (auto it = spare.begin(); it != spare.end(); ++it)
-    if (it->second >= rounded) {
-      pointer = it->first;
-      blocks.push_back(*it);
-      spare.erase(it);
-      return GP_RT_SUCCESS;
-    }
+  for (auto *list : {&freedThisRun, &spare})
+    for (auto it = list->begin(); it != list->end(); ++it)
+      if (it->second >= rounded) {
+        pointer = it->first;
+        blocks.push_back(*it);
+        list->erase(it);
+        return GP_RT_SUCCESS;
+      }
   if (gpRtStatus status = allocateBlock(driver, rounded, pointer, "gpRtAllocate"))
     return status;
   blocks.emplace_back(pointer, rounded);
   liveCounts().poolBytes += rounded;
   return GP_RT_SUCCESS;
 }
+
+void AllocationTrace::allocated(void *pointer, int64_t bytes) {
+  live.push_back({pointer, allocations.size()});
+  allocations.push_back({bytes, events++});
+}
+
+void AllocationTrace::freed(void *pointer) {
+  for (auto it = live.begin(); it != live.end(); ++it)
+    if (it->first == pointer) {
+      allocations[it->second].end = events++;
+      live.erase(it);
+      return;
+    }
+}
+
+PoolPlan gp::rt::planPool(const AllocationTrace &trace) {
+  // First fit in allocation order against the allocations still alive: a
+  // pool holds what is live at once, not the sum of every allocation.
+  PoolPlan plan;
+  const auto &allocations = trace.allocations;
+  plan.offsets.assign(allocations.size(), 0);
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    int64_t bytes = roundToBlock(allocations[i].bytes);
+    plan.bytes.push_back(bytes);
+    std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
+    for (size_t j = 0; j < i; ++j) {
+      int64_t end = allocations[j].end < 0 ? trace.events : allocations[j].end;
+      if (end > allocations[i].start)
+        busy.push_back({plan.offsets[j], plan.offsets[j] + plan.bytes[j]});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + bytes <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    plan.offsets[i] = offset;
+    plan.total = std::max(plan.total, offset + bytes);
+  }
+  return plan;
+}
+

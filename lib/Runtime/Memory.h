@@ -20,6 +20,34 @@ gpRtStatus allocateBlock(const CudaDriver *driver, int64_t bytes,
                          void *&pointer, const char *what);
 void freeBlock(const CudaDriver *driver, void *pointer);
 
+/// What a partition body asked of gpRtAllocate and gpRtFree in a warm-up
+/// run, in order: the plan of its shape key's pool.
+struct AllocationTrace {
+  /// Per allocation, in order: its bytes and the event index of its free
+  /// (or -1: live to the end of the run).
+  struct Allocation {
+    int64_t bytes;
+    int64_t start, end = -1;
+  };
+  std::vector<Allocation> allocations;
+  int64_t events = 0;
+  /// Live allocations by address, to match a free with its allocation.
+  std::vector<std::pair<void *, size_t>> live;
+
+  void clear() { *this = AllocationTrace(); }
+  void allocated(void *pointer, int64_t bytes);
+  void freed(void *pointer);
+};
+
+/// A pool laid out from a trace: one offset per allocation (256-byte
+/// aligned; allocations alive at once never overlap) and the total.
+struct PoolPlan {
+  std::vector<int64_t> offsets;
+  std::vector<int64_t> bytes;
+  int64_t total = 0;
+};
+PoolPlan planPool(const AllocationTrace &trace);
+
 /// Blocks of memory for buffers sized at run time, released together.
 struct DynamicMemory {
   const CudaDriver *driver = nullptr; // cuda backend only
@@ -33,10 +61,20 @@ struct DynamicMemory {
   DynamicMemory(const DynamicMemory &) = delete;
   ~DynamicMemory();
 
+  /// Blocks the running body freed (gpRtFree): handed out again in this
+  /// run, and never released while queued work may still use them.
+  std::vector<std::pair<void *, int64_t>> freedThisRun;
+
   /// Makes the blocks given out so far spare for the next run.
   void recycle();
   void releaseSpare();
+  /// After a run: spare blocks it did not need are released; the ones it
+  /// freed are held like the rest, for the next run.
+  void endRun();
   gpRtStatus allocate(int64_t bytes, void *&pointer);
+  /// Hands a block back for the rest of the run; false when `pointer` is
+  /// not a block given out in this run.
+  bool free(void *pointer);
 };
 
 } // namespace gp::rt

@@ -61,22 +61,41 @@ GP_RT_EXPORT gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes,
   if (gpRtStatus status = checkStream(stream, "gpRtAllocate", std::nullopt))
     return status;
   if (stream->pool) {
-    auto &blocks = stream->pool->blocks;
-    if (stream->poolCursor >= blocks.size() ||
-        blocks[stream->poolCursor].second < bytes)
+    const PoolPlan &plan = *stream->poolPlan;
+    size_t index = stream->poolCursor;
+    if (index >= plan.offsets.size() || plan.bytes[index] < bytes ||
+        stream->pool->blocks.empty())
       return fail(GP_RT_ERROR_NOT_CAPTURED,
                   "gpRtAllocate: " + std::to_string(bytes) +
                       " bytes asked for during a capture that the warm-up "
                       "runs did not ask for (run at least one warm-up)");
-    *pointer = blocks[stream->poolCursor++].first;
+    *pointer = static_cast<uint8_t *>(stream->pool->blocks.front().first) +
+               plan.offsets[index];
+    ++stream->poolCursor;
     return GP_RT_SUCCESS;
   }
   if (!stream->fresh)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtAllocate: called outside a partition body");
-  if (stream->sizes)
-    stream->sizes->push_back(bytes);
-  return stream->fresh->allocate(bytes, *pointer);
+  if (gpRtStatus status = stream->fresh->allocate(bytes, *pointer))
+    return status;
+  if (stream->trace)
+    stream->trace->allocated(*pointer, bytes);
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtFree(gpRtStream *stream, void *pointer) {
+  if (!stream)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtFree: null stream");
+  if (gpRtStatus status = checkStream(stream, "gpRtFree", std::nullopt))
+    return status;
+  // In a capture the pool's layout already accounts for the free; a
+  // pointer that gpRtAllocate did not give (an arena buffer, memory an
+  // extern owns) is not the runtime's to take back.
+  if (!stream->pool && stream->fresh && stream->fresh->free(pointer) &&
+      stream->trace)
+    stream->trace->freed(pointer);
+  return GP_RT_SUCCESS;
 }
 
 /// A recorded host copy: params are (dst, src, bytes).

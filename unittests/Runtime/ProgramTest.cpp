@@ -779,6 +779,79 @@ TEST_F(ProgramTest, RuntimeSizedBuffersArePlannedPerShapeKey) {
   EXPECT_EQ(stats(program).poolBytes, 1024 + 5120);
 }
 
+/// Allocates `count` buffers of `bytes` in turn, freeing each after
+/// writing it (a chain of temporaries), and keeps the last one.
+struct FreeingBody {
+  int64_t bytes;
+  int count;
+  std::vector<void *> seen;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<FreeingBody *>(data);
+    self->seen.clear();
+    for (int i = 0; i < self->count; ++i) {
+      void *pointer = nullptr;
+      if (gpRtStatus status = gpRtAllocate(stream, self->bytes, &pointer))
+        return status;
+      self->seen.push_back(pointer);
+      if (i + 1 < self->count)
+        if (gpRtStatus status = gpRtFree(stream, pointer))
+          return status;
+    }
+    return GP_RT_SUCCESS;
+  }
+};
+
+// Frees at their planned points: an eager run hands a freed block out
+// again, and a captured key's pool holds what is live at once (one block
+// for a chain of temporaries), not the sum of every allocation.
+TEST_F(ProgramTest, RuntimeSizedFreesShrinkPools) {
+  gpRtProgram *program = makeProgram(1, 0);
+  FreeingBody body{1000, 4};
+  int64_t key = 1000;
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, FreeingBody::run, &body),
+            GP_RT_SUCCESS); // warm-up: eager, blocks reused in the run
+  EXPECT_EQ(body.seen[0], body.seen[1]);
+  EXPECT_EQ(body.seen[1], body.seen[3]);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, FreeingBody::run, &body),
+            GP_RT_SUCCESS) // capture + replay
+      << gpRtGetLastError();
+  EXPECT_EQ(body.seen[0], body.seen[3]); // one slot of the pool
+  EXPECT_EQ(stats(program).poolBytes, 1024); // not 4 * 1024
+  // Live at once: no overlap (an allocation while another is alive).
+  struct TwoLive {
+    std::vector<void *> seen;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<TwoLive *>(data);
+      self->seen.assign(3, nullptr);
+      if (gpRtStatus status = gpRtAllocate(stream, 300, &self->seen[0]))
+        return status;
+      if (gpRtStatus status = gpRtAllocate(stream, 300, &self->seen[1]))
+        return status;
+      if (gpRtStatus status = gpRtFree(stream, self->seen[0]))
+        return status;
+      return gpRtAllocate(stream, 200, &self->seen[2]);
+    }
+  } two;
+  int64_t key2 = 300;
+  for (int run = 0; run < 3; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key2, TwoLive::run, &two),
+              GP_RT_SUCCESS);
+  EXPECT_NE(two.seen[0], two.seen[1]);
+  EXPECT_EQ(two.seen[2], two.seen[0]); // the freed slot, taken again
+  EXPECT_EQ(stats(program).poolBytes, 1024 + 1024);
+  // A pointer the runtime did not allocate is ignored.
+  int64_t local = 0;
+  struct Foreign {
+    int64_t *pointer;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      return gpRtFree(stream, static_cast<Foreign *>(data)->pointer);
+    }
+  } foreign{&local};
+  int64_t key3 = 1;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key3, Foreign::run, &foreign),
+            GP_RT_SUCCESS);
+}
+
 // Without a warm-up run there is nothing to plan from: an allocation during
 // the capture is an error that says so, not an allocation mid-capture.
 TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {

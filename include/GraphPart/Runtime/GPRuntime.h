@@ -174,6 +174,12 @@ gpRtStatus gpRtProgramArena(gpRtProgram *program, void **base);
  * long as the key's graph, so replays see the same addresses. Eager and
  * warm-up runs get memory released when the run ends. */
 gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes, void **pointer);
+/* Tells the runtime the body no longer needs `pointer` (from gpRtAllocate
+ * in this run): later allocations of the run may take its memory, and a
+ * captured key's pool holds only what is live at once. Pointers the runtime
+ * did not allocate are ignored. Compiled programs call it at the planned
+ * free of every buffer sized at run time. */
+gpRtStatus gpRtFree(gpRtStream *stream, void *pointer);
 
 /* The calling thread's host arena (hostArenaBytes): planned buffers on the
  * cpu device. Always host memory. */

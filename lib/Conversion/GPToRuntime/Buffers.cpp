@@ -65,12 +65,52 @@ struct DeallocLowering : GPToRuntimePattern<BufferDeallocOp> {
   using GPToRuntimePattern::GPToRuntimePattern;
 
   LogicalResult
-  matchAndRewrite(BufferDeallocOp dealloc, OpAdaptor,
+  matchAndRewrite(BufferDeallocOp dealloc, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!state.inPartition(dealloc))
       return failure();
+    // Planned buffers' arena space is reused by the plan itself; memory
+    // taken at run time (a symbolic size, an extern's result) goes back to
+    // the runtime here, so later allocations and the key's pool reuse it.
+    if (takenAtRunTime(dealloc.getBuffer())) {
+      RuntimeCallBuilder rt = emitterFor(dealloc, rewriter);
+      Location loc = dealloc.getLoc();
+      rt.callChecked(loc, "gpRtFree",
+                     {state.loweredParent(dealloc).stream,
+                      rt.elementPointer(loc, adaptor.getBuffer())});
+    }
     rewriter.eraseOp(dealloc);
     return success();
+  }
+
+  static bool takenAtRunTime(Value buffer) {
+    // Through partition boundaries to the op that made the storage.
+    while (true) {
+      if (auto argument = dyn_cast<BlockArgument>(buffer)) {
+        auto partition =
+            dyn_cast<PartitionOp>(argument.getOwner()->getParentOp());
+        if (!partition)
+          return false;
+        buffer = partition.getInputs()[argument.getArgNumber()];
+        continue;
+      }
+      if (auto partition = buffer.getDefiningOp<PartitionOp>()) {
+        buffer = partition.getYield()
+                     .getValues()[cast<OpResult>(buffer).getResultNumber()];
+        continue;
+      }
+      break;
+    }
+    if (auto alloc = buffer.getDefiningOp<BufferAllocOp>())
+      return !alloc.getOffset() && !getDevice(alloc.getType()).isMeta();
+    auto fallback = buffer.getDefiningOp<FallbackOp>();
+    if (!fallback)
+      return false;
+    unsigned index = cast<OpResult>(buffer).getResultNumber();
+    std::optional<ArrayRef<int64_t>> offsets = fallback.getResultOffsets();
+    return !fallback.getAliasedOperand(index) &&
+           !(offsets && (*offsets)[index] >= 0) &&
+           !getDevice(buffer.getType()).isMeta();
   }
 };
 
