@@ -24,6 +24,9 @@ prepare() {
     stem="$(basename "$program" .mlir)"
     "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
   done
+  # Artifacts the cuda tests compile with pipeline options.
+  "$root/build/bin/gp-compile" "$root/test/Runtime/E2E/Inputs/unranged_store.mlir" \
+    --target cuda -p checked=true -o "$out/artifacts/unranged_store.checked=true.cuda.so"
   # The 32-layer MLP of the memory-plan test and bench (bench/gen_mlp.py).
   python3 "$root/bench/gen_mlp.py" 32 8 256 > "$out/mlp32.mlir"
   "$root/build/bin/gp-compile" "$out/mlp32.mlir" --target cuda -o "$out/artifacts/mlp32.cuda.so"

@@ -48,6 +48,8 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   bool cuda = options.target == "cuda";
   pm.addPass(createGPExpandRngFillsPass());
   pm.addPass(createGPScalarSlotsPass());
+  if (options.checked)
+    pm.addPass(createGPCheckBoundsPass());
   if (cuda) {
     pm.addPass(createConvertGPToGPUPass());
     GpuNVVMAttachTargetOptions attach;

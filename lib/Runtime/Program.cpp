@@ -274,6 +274,29 @@ static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
   return context->device->synchronize(context->stream);
 }
 
+GP_RT_EXPORT gpRtStatus gpRtCheckBoundsFlag(gpRtProgram *program,
+                                            const void *flag,
+                                            const char *kernels) {
+  if (!program || !flag || !kernels)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCheckBoundsFlag: null");
+  int64_t code = 0;
+  if (gpRtStatus status =
+          gpRtCopyFromProgram(program, &code, flag, sizeof(code)))
+    return status;
+  if (code == 0)
+    return GP_RT_SUCCESS;
+  std::string name = "#" + std::to_string(code);
+  std::istringstream lines(kernels);
+  std::string line;
+  for (int64_t n = 1; std::getline(lines, line); ++n)
+    if (n == code)
+      name = line;
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              program->name + ": kernel '" + name +
+                  "' indexed a buffer out of bounds (checked=true); the "
+                  "access was skipped and the call fails");
+}
+
 GP_RT_EXPORT gpRtStatus gpRtProgramWrite(gpRtProgram *program, void *dst,
                                          const void *src, int64_t bytes) {
   if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))

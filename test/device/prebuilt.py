@@ -7,9 +7,15 @@ import shutil
 import sys
 
 args = sys.argv[1:]
+# Pipeline options (-p OPTIONS) select an artifact prepared with them:
+# <stem>.<OPTIONS>.cuda.so.
+options = ""
+if len(args) == 5 and args[1] == "-p":
+    options = "." + args[2]
+    args = [args[0]] + args[3:]
 if len(args) != 3 or args[1] != "-o":
-    sys.exit("usage: prebuilt.py INPUT.mlir -o OUTPUT.so")
-stem = os.path.splitext(os.path.basename(args[0]))[0]
+    sys.exit("usage: prebuilt.py INPUT.mlir [-p OPTIONS] -o OUTPUT.so")
+stem = os.path.splitext(os.path.basename(args[0]))[0] + options
 source = os.path.join(os.environ["GP_CUDA_ARTIFACTS"], stem + ".cuda.so")
 if not os.path.exists(source):
     sys.exit(f"no prebuilt artifact {source} (run scripts/device-tests.sh prepare)")

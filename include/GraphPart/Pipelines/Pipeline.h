@@ -66,6 +66,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("With target: the artifact's default distinct-shape "
                      "warning limit"),
       llvm::cl::init(8)};
+  Option<bool> checked{
+      *this, "checked",
+      llvm::cl::desc("With target: bounds-check kernels' loads and stores; an "
+                     "out-of-bounds access fails the call, naming the kernel "
+                     "(gp-check-bounds; slower, for debugging)"),
+      llvm::cl::init(false)};
   Option<int64_t> graphCacheCapacity{
       *this, "graph-cache-capacity",
       llvm::cl::desc("With target: the artifact's default number of recorded "

@@ -236,6 +236,12 @@ gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 gpRtStatus gpRtCheckSymInt(const char *name, int64_t value, int64_t min,
                            int64_t max);
 
+/* Checked mode (gp-pipeline checked=true): reads the bounds flag at `flag`
+ * (program memory, after the calling thread's queued work) and fails when
+ * a kernel set it, naming the kernel: line N of `kernels` for flag N. */
+gpRtStatus gpRtCheckBoundsFlag(gpRtProgram *program, const void *flag,
+                               const char *kernels);
+
 /* Writes `bytes` of host memory at `src` into program memory `dst` in
  * stream order on the calling thread's stream, without waiting for the
  * device: `src` may be reused on return. Compiled programs write host

@@ -188,6 +188,32 @@ def GPExpandRngFillsPass : Pass<"gp-expand-rng-fills"> {
   ];
 }
 
+def GPCheckBoundsPass : Pass<"gp-check-bounds"> {
+  let summary = "Guard kernels' loads and stores against out-of-bounds indices";
+  let description = [{
+    The opt-in checked mode (`gp-pipeline checked=true`). Entry points
+    check symints that declare a range; indices that nothing bounds (a
+    symint with no range, an index computed in the kernel) are checked
+    here: every `memref.load` and `memref.store` in a kernel body runs only
+    when each index is within its dimension. An access out of bounds is
+    skipped (a load gives zero) and the kernel writes its number into a
+    per-function flag (a `gp.scalar.slot` zeroed at each call); the
+    partition takes the flag as an input it writes (`gp.bounds_flag` names
+    which), and the entry point reads it after that partition and fails the
+    call naming the kernel (`gp.bounds_kernels` on the function lists the
+    kernels in order). Costs a bounds check per access and a wait for the
+    device after each such partition: for debugging.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+  let statistics = [
+    Statistic<"numGuardedKernels", "guarded-kernels",
+              "Kernels whose loads and stores are bounds-checked">,
+  ];
+}
+
 def GPScalarSlotsPass : Pass<"gp-scalar-slots"> {
   let summary = "Pass host scalars to captured kernels through device slots";
   let description = [{

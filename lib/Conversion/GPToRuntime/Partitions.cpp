@@ -154,6 +154,17 @@ struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
                     rt.functionAddress(loc, body.function), context,
                     resultsBlock, rt.constI64(loc, body.resultBytes), addresses,
                     rt.constI32(loc, inputAddresses.size())});
+    // Checked mode: the partition's kernels report out-of-bounds accesses
+    // in a flag; the call fails here, naming the kernel.
+    if (auto flag = partition->getAttrOfType<IntegerAttr>("gp.bounds_flag")) {
+      auto kernels = partition->getParentOp()->getAttrOfType<StringAttr>(
+          "gp.bounds_kernels");
+      rt.callChecked(loc, "gpRtCheckBoundsFlag",
+                     {entry.program,
+                      rt.elementPointer(loc, body.inputs[flag.getInt()]),
+                      rt.stringAddress(loc, kernels ? kernels.getValue()
+                                                    : StringRef())});
+    }
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(partition.getResults())) {
       Value field = LLVM::GEPOp::create(

@@ -1381,3 +1381,23 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
   %v = gp.fallback "mylib::op"(%x) {result_offsets = array<i64: 0, 256>} : (memref<8xf32, #cuda0>) -> memref<8xf32, #cuda0>
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// The checked mode's flag names an input of the partition it is on.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.bounds_flag' belongs on a gp.partition and names one of its inputs}}
+  gp.partition 0 capturable ins(%x : memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8xf32, #cuda0>):
+    gp.yield
+  } {gp.bounds_flag = 1 : i64}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.bounds_kernels' belongs on a function and is a string}}
+func.func @f() attributes {gp.bounds_kernels = 3 : i64} {
+  return
+}

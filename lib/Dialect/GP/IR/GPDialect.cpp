@@ -41,6 +41,23 @@ void GPDialect::initialize() {
 
 LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  // The checked mode's bookkeeping (gp-check-bounds): which input of a
+  // partition is the bounds flag, and the function's checked kernels.
+  if (attr.getName() == "gp.bounds_flag") {
+    auto partition = dyn_cast<PartitionOp>(op);
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!partition || !index || index.getInt() < 0 ||
+        index.getInt() >= static_cast<int64_t>(partition.getInputs().size()))
+      return op->emitError() << "'gp.bounds_flag' belongs on a gp.partition "
+                                "and names one of its inputs";
+    return success();
+  }
+  if (attr.getName() == "gp.bounds_kernels") {
+    if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'gp.bounds_kernels' belongs on a function "
+                                "and is a string";
+    return success();
+  }
   if (attr.getName() != getArenasAttrName())
     return op->emitError() << "unknown gp attribute '"
                            << attr.getName().getValue()
