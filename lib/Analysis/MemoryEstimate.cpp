@@ -78,6 +78,17 @@ int64_t MemoryEstimator::estimateIndex(Value value) const {
   return estimate.value_or(kDefaultSymbolicSize);
 }
 
+/// Estimates saturate here (2^60 bytes): sums of many of them stay far
+/// from overflowing 64 bits.
+static constexpr int64_t kSaturatedBytes = int64_t(1) << 60;
+
+static int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum))
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+
 int64_t MemoryEstimator::estimateBytes(Value root) const {
   auto type = dyn_cast<MemRefType>(root.getType());
   if (!type)
@@ -100,9 +111,11 @@ int64_t MemoryEstimator::estimateBytes(Value root) const {
       else
         size = kDefaultSymbolicSize;
     }
-    bytes *= std::max<int64_t>(size, 0);
+    // Saturating: an estimate of a huge buffer stays huge, never wraps.
+    if (__builtin_mul_overflow(bytes, std::max<int64_t>(size, 0), &bytes))
+      return kSaturatedBytes;
   }
-  return bytes;
+  return std::min(bytes, kSaturatedBytes);
 }
 
 int64_t MemoryEstimator::getClassBytes(unsigned cls) const {
@@ -140,12 +153,12 @@ int64_t MemoryEstimator::estimatePeak(ArrayRef<Operation *> order) const {
     int64_t from = fromStart ? 0 : first[cls];
     int64_t to = fromStart || liveToEnd.contains(cls) ? end : last[cls];
     int64_t bytes = getClassBytes(cls);
-    delta[from] += bytes;
-    delta[to + 1] -= bytes;
+    delta[from] = saturatingAdd(delta[from], bytes);
+    delta[to + 1] = saturatingAdd(delta[to + 1], -bytes);
   }
   int64_t live = 0, peak = 0;
   for (int64_t change : delta) {
-    live += change;
+    live = saturatingAdd(live, change);
     peak = std::max(peak, live);
   }
   return peak;

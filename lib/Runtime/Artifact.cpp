@@ -28,8 +28,11 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -54,7 +57,18 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   for (int i = 0; i < rank; ++i) {
     std::string dim;
     line >> dim;
-    value.shape.push_back(dim == "?" ? -1 : std::stoll(dim));
+    if (dim == "?") {
+      value.shape.push_back(-1);
+      continue;
+    }
+    char *end = nullptr;
+    errno = 0;
+    long long size = std::strtoll(dim.c_str(), &end, 10);
+    if (dim.empty() || *end || errno || size < 0)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "artifact manifest: bad dimension '" + dim + "' in '" +
+                      text + "'");
+    value.shape.push_back(size);
   }
   line >> value.device;
   if (!line)
@@ -177,13 +191,60 @@ static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
   return GP_RT_SUCCESS;
 }
 
-extern "C" {
+/// Checks that `path` is a whole 64-bit ELF file before dlopen maps it: a
+/// truncated file would fault (SIGBUS) when the loader touches the pages
+/// that are not there.
+static gpRtStatus checkElf(const char *path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("cannot load artifact '") + path +
+                    "': cannot open it");
+  uint64_t size = static_cast<uint64_t>(file.tellg());
+  unsigned char header[64];
+  file.seekg(0);
+  auto bad = [&](const std::string &why) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("cannot load artifact '") + path + "': " + why);
+  };
+  if (size < sizeof(header) ||
+      !file.read(reinterpret_cast<char *>(header), sizeof(header)))
+    return bad("not an ELF shared object (too short)");
+  if (std::memcmp(header, "\x7f" "ELF", 4) != 0 || header[4] != 2)
+    return bad("not a 64-bit ELF shared object");
+  auto read = [&](const unsigned char *at, int bytes) {
+    uint64_t value = 0;
+    std::memcpy(&value, at, bytes); // Little-endian, as the loader's.
+    return value;
+  };
+  // Whether [offset, offset + count * each) lies inside the file.
+  auto inside = [&](uint64_t offset, uint64_t count, uint64_t each) {
+    return offset <= size && (each == 0 || count <= (size - offset) / each);
+  };
+  uint64_t phoff = read(header + 32, 8), shoff = read(header + 40, 8);
+  uint64_t phentsize = read(header + 54, 2), phnum = read(header + 56, 2);
+  uint64_t shentsize = read(header + 58, 2), shnum = read(header + 60, 2);
+  if (!inside(phoff, phnum, phentsize) || !inside(shoff, shnum, shentsize) ||
+      phentsize < 56)
+    return bad("truncated (its headers reach past the end of the file)");
+  for (uint64_t i = 0; i < phnum; ++i) {
+    unsigned char entry[56];
+    file.seekg(phoff + i * phentsize);
+    if (!file.read(reinterpret_cast<char *>(entry), sizeof(entry)))
+      return bad("truncated (a program header cannot be read)");
+    uint64_t offset = read(entry + 8, 8), fileSize = read(entry + 32, 8);
+    if (!inside(offset, fileSize, 1))
+      return bad("truncated (a segment reaches past the end of the file)");
+  }
+  return GP_RT_SUCCESS;
+}
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
-                                         gpRtBackend backend, int32_t device,
-                                         gpRtArtifact **result) {
+static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
+                               int32_t device, gpRtArtifact **result) {
   if (!path || !result)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactLoad: null");
+  if (gpRtStatus status = checkElf(path))
+    return status;
   auto artifact = std::make_unique<gpRtArtifact>();
   // RTLD_LOCAL: several artifacts may be loaded at once.
   artifact->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -237,6 +298,24 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
         parseBoolean("GP_DEBUG_OVERWRITE", env, false);
   *result = artifact.release();
   return GP_RT_SUCCESS;
+}
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
+                                         gpRtBackend backend, int32_t device,
+                                         gpRtArtifact **result) {
+  // Nothing may escape the C ABI: a manifest or file that makes the
+  // standard library throw is an error like any other.
+  try {
+    return loadArtifact(path, backend, device, result);
+  } catch (const std::exception &error) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactLoad: ") + error.what());
+  } catch (...) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactLoad: an unexpected error");
+  }
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact) {

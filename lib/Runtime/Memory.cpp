@@ -21,8 +21,18 @@ int64_t gp::rt::roundToBlock(int64_t bytes) {
   return std::max<int64_t>((bytes + 255) / 256 * 256, 256);
 }
 
+gpRtStatus gp::rt::checkBlockSize(int64_t bytes, const char *what) {
+  if (bytes >= 0 && bytes <= kMaxBlockBytes)
+    return GP_RT_SUCCESS;
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string(what) + ": " + std::to_string(bytes) +
+                  " bytes is not a size that can be allocated");
+}
+
 gpRtStatus gp::rt::allocateBlock(const CudaDriver *driver, int64_t bytes,
                                  void *&pointer, const char *what) {
+  if (gpRtStatus status = checkBlockSize(bytes, what))
+    return status;
   if (driver) {
     CudaDriver::DevicePtr device = 0;
     if (gpRtStatus status =
@@ -84,6 +94,8 @@ bool DynamicMemory::free(void *pointer) {
 }
 
 gpRtStatus DynamicMemory::allocate(int64_t bytes, void *&pointer) {
+  if (gpRtStatus status = checkBlockSize(bytes, "gpRtAllocate"))
+    return status;
   int64_t rounded = roundToBlock(bytes);
   for (auto *list : {&freedThisRun, &spare})
     for (auto it = list->begin(); it != list->end(); ++it)

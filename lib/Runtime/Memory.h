@@ -11,8 +11,14 @@
 
 namespace gp::rt {
 
-/// Sizes are handed out in 256-byte blocks (at least one).
+/// The most bytes one block may have (2^56): far beyond any device, and
+/// small enough that rounding and sums of a few blocks cannot overflow.
+constexpr int64_t kMaxBlockBytes = int64_t(1) << 56;
+
+/// Sizes are handed out in 256-byte blocks (at least one). `bytes` must be
+/// in [0, kMaxBlockBytes]; checkBlockSize says so otherwise.
 int64_t roundToBlock(int64_t bytes);
+gpRtStatus checkBlockSize(int64_t bytes, const char *what);
 
 /// One 256-byte-aligned block: device memory when `driver` is given, host
 /// memory otherwise. `what` names the caller in an out-of-memory error.

@@ -30,6 +30,9 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
       info->numGenerators < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: missing or negative program description");
+  if (info->arenaBytes > kMaxBlockBytes || info->hostArenaBytes > kMaxBlockBytes)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramCreate: an arena of more than 2^56 bytes");
   if (backend != GP_RT_BACKEND_HOST && backend != GP_RT_BACKEND_CUDA)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: unknown backend " +
@@ -209,6 +212,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program,
     if (gpRtStatus status = driver->check(
             driver->cuCtxSetCurrent(program->cuContext), "cuCtxSetCurrent"))
       return status;
+  if (gpRtStatus status = checkBlockSize(bytes, "gpRtProgramAllocate"))
+    return status;
   return allocateBlock(program->driver, roundToBlock(bytes), *pointer,
                        "gpRtProgramAllocate");
 }

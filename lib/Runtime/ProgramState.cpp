@@ -52,8 +52,10 @@ gpRtStatus gpRtProgram::context(ThreadContext *&result) {
                                           "cuCtxSetCurrent"))
       return status;
   std::lock_guard<std::mutex> lock(mutex);
-  auto &slot = contexts[std::this_thread::get_id()];
-  if (!slot) {
+  auto found = contexts.find(std::this_thread::get_id());
+  if (found == contexts.end()) {
+    // Entered in the table only once complete: a context that could not
+    // be made leaves nothing behind (the next call tries again).
     auto made = std::make_unique<ThreadContext>();
     ++liveCounts().streams;
     made->partitions.resize(partitions.size());
@@ -83,6 +85,10 @@ gpRtStatus gpRtProgram::context(ThreadContext *&result) {
       made->device = makeHostDevice();
       if (rounded > 0)
         made->arena = std::aligned_alloc(256, rounded);
+      if (rounded > 0 && !made->arena)
+        return fail(GP_RT_ERROR_BACKEND,
+                    "out of host memory for the program's arena (" +
+                        std::to_string(rounded) + " bytes)");
     }
     if (made->arena) {
       made->arenaBytes = rounded;
@@ -96,8 +102,8 @@ gpRtStatus gpRtProgram::context(ThreadContext *&result) {
       made->hostArenaBytes = hostRounded;
       liveCounts().poolBytes += hostRounded;
     }
-    slot = std::move(made);
+    found = contexts.emplace(std::this_thread::get_id(), std::move(made)).first;
   }
-  result = slot.get();
+  result = found->second.get();
   return GP_RT_SUCCESS;
 }

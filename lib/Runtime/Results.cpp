@@ -34,7 +34,9 @@ int64_t gp::rt::elementTypeBytes(const std::string &name) {
   for (size_t i = 1; i < name.size(); ++i)
     if (name[i] < '0' || name[i] > '9')
       return 0;
-  int64_t bits = std::stoll(name.substr(1));
+  if (name.size() > 4)
+    return 0; // No element type is 10000 bits wide.
+  int64_t bits = std::strtoll(name.c_str() + 1, nullptr, 10);
   if (name[0] == 'i')
     return bits == 1 ? 1 : (bits % 8 == 0 ? bits / 8 : 0); // i1 is a byte.
   return bits % 8 == 0 ? bits / 8 : 0;

@@ -11,8 +11,10 @@
 #include "Npy.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 using namespace gp::run;
@@ -51,14 +53,28 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
     if (!input.array.type)
       die(where + ": unknown element type '" + parts.back() + "'");
     parts.pop_back();
+    int64_t bytes = input.array.type->bytes;
     for (const std::string &dim : parts) {
       char *end = nullptr;
+      errno = 0;
       long long size = std::strtoll(dim.c_str(), &end, 10);
-      if (dim.empty() || *end || size < 0)
+      if (dim.empty() || *end || size < 0 || errno == ERANGE)
         die(where + ": bad dimension '" + dim + "'");
       input.array.shape.push_back(size);
+      if (__builtin_mul_overflow(bytes, static_cast<int64_t>(size), &bytes))
+        die(where + ": the shape has more elements than can be counted");
     }
-    input.array.data.resize(input.array.count() * input.array.type->bytes);
+    // Checked before allocating: a typo must not take the host's memory.
+    constexpr int64_t kMaxInputBytes = int64_t(1) << 40;
+    if (bytes > kMaxInputBytes)
+      die(where + ": " + std::to_string(bytes) +
+          " bytes is more than an input may hold (2^40)");
+    try {
+      input.array.data.resize(bytes);
+    } catch (const std::bad_alloc &) {
+      die(where + ": cannot hold " + std::to_string(bytes) +
+          " bytes in host memory");
+    }
     bool isRandom = value == "random";
     double constant = 0;
     if (!isRandom) {

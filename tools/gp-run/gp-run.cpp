@@ -162,7 +162,21 @@ double nonNegativeNumber(const std::string &arg, const std::string &text) {
 
 } // namespace
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  // Whatever goes wrong is a message and an exit status, never an abort.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    die("out of host memory");
+  } catch (const std::exception &error) {
+    die(std::string("unexpected error: ") + error.what());
+  }
+  return 1;
+}
+
+static int run(int argc, char **argv) {
   RunOptions options;
   if (argc < 2) {
     printUsage(stderr);

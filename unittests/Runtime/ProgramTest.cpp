@@ -852,6 +852,36 @@ TEST_F(ProgramTest, RuntimeSizedFreesShrinkPools) {
             GP_RT_SUCCESS);
 }
 
+/// Asks gpRtAllocate for more than can be.
+gpRtStatus oversizedBody(gpRtStream *stream, void *) {
+  void *pointer = nullptr;
+  return gpRtAllocate(stream, INT64_MAX, &pointer);
+}
+
+// Sizes that cannot be allocated are errors, never a small block that the
+// caller then overruns (INT64_MAX + 255 used to wrap to 256 bytes).
+TEST_F(ProgramTest, OversizedAllocationsFail) {
+  gpRtProgram *program = makeProgram();
+  void *pointer = nullptr;
+  EXPECT_EQ(gpRtProgramAllocate(program, INT64_MAX, &pointer),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("is not a size that can be allocated"),
+            std::string::npos);
+  EXPECT_EQ(pointer, nullptr);
+  int64_t key = 1;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, oversizedBody, nullptr),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  // The program stays usable.
+  ASSERT_EQ(gpRtProgramAllocate(program, 64, &pointer), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtProgramFree(program, pointer), GP_RT_SUCCESS);
+  partitions[0] = {1, 1, nullptr};
+  gpRtProgramInfo info{"huge", 1, partitions, INT64_MAX, 0, 0};
+  gpRtProgram *huge = nullptr;
+  EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &huge),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
 // Without a warm-up run there is nothing to plan from: an allocation during
 // the capture is an error that says so, not an allocation mid-capture.
 TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {

@@ -1401,3 +1401,23 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
 func.func @f() attributes {gp.bounds_kernels = 3 : i64} {
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// A static size whose bytes overflow 64 bits is refused, not wrapped.
+func.func @f() {
+  // expected-error @+1 {{allocates 'memref<4611686018427387904x4xf32, #gp.device<cuda:0>>', whose size in bytes does not fit in 64 bits}}
+  %b = gp.buffer.alloc() : memref<4611686018427387904x4xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+// A window whose last element overflows 64 bits reaches past any base.
+func.func @f(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{dimension 0 reaches past any base (its last element overflows 64 bits)}}
+  %v = gp.buffer.slice %x[9223372036854775807] [4] [1] : memref<8xf32, #cuda0> to memref<4xf32, strided<[1], offset: 9223372036854775807>, #cuda0>
+  return
+}

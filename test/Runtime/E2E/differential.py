@@ -9,7 +9,7 @@ step (forward before backward, so RNG states pair up) with gp-run --check:
 the captured artifact against an eager instance, on the given inputs, on
 fresh random values in the same buffers and at new addresses. A program
 with dynamic dimensions runs once more with the step made of two calls per
-entry, at two other sizes (5, then 13), so keys change from call to call
+entry, at two other sizes (9, then 13), so keys change from call to call
 within a step. Prints one line per run and exits non-zero when any run
 fails or mismatches.
 """
@@ -82,11 +82,11 @@ def main():
                                   for name, argspecs in entries])]
         if any(dynamic for _, argspecs in entries for _, dynamic in argspecs):
             calls = []
-            for size in (5, 13):
+            for size in (9, 13):
                 calls += [(name, [sized(spec, dynamic, size)
                                   for spec, dynamic in argspecs])
                           for name, argspecs in entries]
-            steps.append(("sizes 5 then 13", calls))
+            steps.append(("sizes 9 then 13", calls))
         for what, calls in steps:
             ok, command, result = run(args.run, artifact, args.backend,
                                       args.externs, calls)

@@ -49,6 +49,10 @@ LogicalResult BufferAllocOp::verify() {
   if (!type.getLayout().isIdentity())
     return emitOpError("allocates contiguous buffers: the result type must "
                        "have the identity layout");
+  if (type.hasStaticShape() && getElementByteSize(type.getElementType()) &&
+      !getStaticByteSize(type))
+    return emitOpError() << "allocates " << type
+                         << ", whose size in bytes does not fit in 64 bits";
   std::optional<int64_t> offset = getOffset();
   if (!offset)
     return success();
@@ -73,7 +77,8 @@ LogicalResult BufferAllocOp::verify() {
     if (arena.getDevice() != device)
       continue;
     std::optional<int64_t> size = getStaticByteSize(type);
-    if (size && *offset + *size > arena.getSize())
+    if (size && (*size > arena.getSize() ||
+                 static_cast<int64_t>(*offset) > arena.getSize() - *size))
       return emitOpError() << "occupies bytes [" << *offset << ", "
                            << *offset + *size << ") but the " << device.str()
                            << " arena has " << arena.getSize() << " bytes";
@@ -193,7 +198,13 @@ LogicalResult BufferSliceOp::verify() {
                            << " does not match the slice size";
     if (staticOffset && staticSize && staticStride && size > 0 &&
         !source.isDynamicDim(dim)) {
-      int64_t last = offset + (size - 1) * stride;
+      int64_t last = 0;
+      bool overflow = __builtin_mul_overflow(size - 1, stride, &last) ||
+                      __builtin_add_overflow(last, offset, &last);
+      if (overflow)
+        return emitOpError() << "dimension " << dim
+                             << " reaches past any base (its last element "
+                                "overflows 64 bits)";
       if (last >= source.getDimSize(dim))
         return emitOpError()
                << "dimension " << dim << " reaches element " << last

@@ -43,7 +43,13 @@ std::optional<int64_t> mlir::gp::getStaticByteSize(MemRefType type) {
       getElementByteSize(type.getElementType());
   if (!elementSize)
     return std::nullopt;
-  return type.getNumElements() * *elementSize;
+  // Checked: a shape whose bytes do not fit in 64 bits has no byte size
+  // (the allocation verifier says so).
+  int64_t bytes = *elementSize;
+  for (int64_t dim : type.getShape())
+    if (__builtin_mul_overflow(bytes, dim, &bytes))
+      return std::nullopt;
+  return bytes;
 }
 
 /// A valid C identifier: symint names and kernel names become symbols.

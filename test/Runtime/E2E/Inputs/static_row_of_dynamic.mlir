@@ -6,7 +6,7 @@
 
 func.func @static_row_of_dynamic(%x: memref<?xf32, #cuda0>)
     -> memref<8xf32, #cuda0> {
-  %s0 = gp.symint.dim "s0" = %x[0] : memref<?xf32, #cuda0>
+  %s0 = gp.symint.dim "s0" = %x[0] {min = 8 : i64} : memref<?xf32, #cuda0>
   %flat = gp.buffer.slice %x[0] [8] [1]
       : memref<?xf32, #cuda0> to memref<8xf32, strided<[1]>, #cuda0>
   %y = gp.buffer.alloc() : memref<8xf32, #cuda0>
