@@ -49,7 +49,7 @@ run() {
   [ -d "$out/artifacts" ] || { echo "no $out: run 'prepare' first and carry it" >&2; exit 1; }
   cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
     -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests gp-held-results gp-same-address >/dev/null
+  ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests gp-held-results gp-same-address gp-shared-artifact >/dev/null
   mkdir -p "$root/build-rt/test"
   cat > "$root/build-rt/test/lit.site.cfg.py" <<SITE
 import lit.llvm
@@ -72,6 +72,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/unused-symbols-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/differential-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test"

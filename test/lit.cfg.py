@@ -52,6 +52,8 @@ config.substitutions.append(
     ("%gp_held_results", os.path.join(config.gp_unittests_dir, "gp-held-results")))
 config.substitutions.append(
     ("%gp_same_address", os.path.join(config.gp_unittests_dir, "gp-same-address")))
+config.substitutions.append(
+    ("%gp_shared_artifact", os.path.join(config.gp_unittests_dir, "gp-shared-artifact")))
 
 # Compiling kernels to cubin needs ptxas from the CUDA toolkit.
 _ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
