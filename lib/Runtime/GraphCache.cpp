@@ -143,6 +143,8 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       GraphKeyView{key, inputs, static_cast<size_t>(numInputs)});
   if (found == state.keys.end()) {
     ShapeState &shape = state.shapes[key];
+    if (!shape.captureFault.empty())
+      return runEagerly("its capture failed: " + shape.captureFault);
     if (shape.warmups < program.policy.warmupRuns) {
       ++shape.warmups;
       program.count(&gpRtStats::warmupRuns);
@@ -171,15 +173,22 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
     stream.poolPlan = nullptr;
     std::unique_ptr<Captured> graph;
     gpRtStatus endStatus = device.endCapture(stream, graph);
-    // A failed capture leaves nothing behind (its graph and pool are
-    // dropped here): the next run of the key captures again.
-    if (bodyStatus != GP_RT_SUCCESS)
+    // A capture fault (the body did something a capture cannot hold, or
+    // the capture was invalidated: an extern that synchronizes, say)
+    // leaves nothing behind; the shape runs eagerly from now on, this run
+    // included, unless or-error mode forbids it. Any other failure of the
+    // body is the run's error, and the next run captures again.
+    bool fault = bodyStatus == GP_RT_ERROR_NOT_CAPTURED ||
+                 endStatus != GP_RT_SUCCESS;
+    if (!fault && bodyStatus != GP_RT_SUCCESS)
       return bodyStatus;
-    if (endStatus != GP_RT_SUCCESS)
-      return fail(endStatus, where() + ": the capture failed (" +
-                                 gpRtGetLastError() +
-                                 "): nothing ran; the next run captures "
-                                 "again");
+    if (fault) {
+      shape.captureFault = gpRtGetLastError();
+      warn(where() + ": the capture failed (" + shape.captureFault +
+           "); this shape runs eagerly from now on");
+      pool.reset();
+      return runEagerly("its capture failed: " + shape.captureFault);
+    }
     program.count(&gpRtStats::captures);
     note(shape.captured ? "captured for new input addresses" : "captured");
     bool newShape = !shape.captured;

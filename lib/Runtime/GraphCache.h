@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct gpRtProgram;
@@ -23,6 +24,8 @@ struct ShapeState {
   AllocationTrace trace;
   PoolPlan poolPlan;
   bool captured = false; // Counted in recordedShapes.
+  /// Why capturing this shape failed, when it did: it runs eagerly since.
+  std::string captureFault;
 };
 
 /// A graph is recorded for a shape key and the addresses of the partition's

@@ -229,8 +229,9 @@ struct CaptureBreakingBody {
   }
 };
 
-// A capture that the body invalidates fails that run with a clear error and
-// leaves the program usable: the next run captures again and replays right.
+// A capture that the body invalidates is a capture fault: nothing of it is
+// kept, that run and the shape's later runs go eagerly, and the results
+// are right; in or-error mode it is an error.
 TEST_F(CudaProgramTest, InvalidatedCaptureLeavesProgramUsable) {
   void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(libcuda, nullptr);
@@ -245,21 +246,32 @@ TEST_F(CudaProgramTest, InvalidatedCaptureLeavesProgramUsable) {
   CaptureBreakingBody breaking{this, add, arena, ctxSynchronize};
   EXPECT_EQ(gpRtRunPartition(program, 0, &key, CaptureBreakingBody::run,
                              &breaking),
-            GP_RT_ERROR_BACKEND);
-  EXPECT_NE(std::string(gpRtGetLastError()).find("capture"),
-            std::string::npos)
+            GP_RT_SUCCESS)
       << gpRtGetLastError();
-  EXPECT_EQ(stats().captures, 0);
   AddBody body{add, arena, 5, 1};
   for (int run = 0; run < 3; ++run)
     ASSERT_EQ(gpRtRunPartition(program, 0, &key, AddBody::run, &body),
               GP_RT_SUCCESS)
         << gpRtGetLastError();
   ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
-  EXPECT_EQ(readSlot(arena), 15); // The failed capture added nothing.
+  EXPECT_EQ(readSlot(arena), 1 + 15); // The eager rerun and three runs.
   gpRtStats s = stats();
-  EXPECT_EQ(s.captures, 1);
-  EXPECT_EQ(s.replays, 3);
+  EXPECT_EQ(s.captures, 0);
+  EXPECT_EQ(s.eagerRuns, 4);
+  // Another shape still captures; in or-error mode the fault is an error.
+  int64_t other = 2;
+  for (int run = 0; run < 2; ++run)
+    ASSERT_EQ(gpRtRunPartition(program, 0, &other, AddBody::run, &body),
+              GP_RT_SUCCESS);
+  EXPECT_EQ(stats().captures, 1);
+  ASSERT_EQ(gpRtProgramSetOrError(program, 1), GP_RT_SUCCESS);
+  int64_t third = 3;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &third, CaptureBreakingBody::run,
+                             &breaking),
+            GP_RT_ERROR_NOT_CAPTURED);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("capture failed"),
+            std::string::npos)
+      << gpRtGetLastError();
   dlclose(libcuda);
 }
 

@@ -64,22 +64,55 @@ TEST(Externs, CapturedAndReplayed) {
 
 // An extern that is not capturable fails inside a capture (the compiler
 // puts such ops in eager partitions), and runs in an eager one.
+// A non-capturable extern in a capturable partition is a capture fault: the
+// capture is dropped, that run and every later one of the shape run
+// eagerly (with a warning saying why), and the results stay right; in
+// or-error mode it is an error instead.
 TEST(Externs, NotCapturableOnlyRunsEagerly) {
   ASSERT_EQ(gpRtRegisterExtern("test::sync", countExtern, 0), GP_RT_SUCCESS);
+  std::vector<std::string> warnings;
+  gpRtSetLog(
+      0,
+      [](const char *line, void *data) {
+        static_cast<std::vector<std::string> *>(data)->push_back(line);
+      },
+      &warnings);
   gpRtProgram *captured = hostProgram(1);
   ASSERT_EQ(gpRtProgramSetWarmupRuns(captured, 0), GP_RT_SUCCESS);
   int64_t counter = 0;
   CountBody body{"test::sync", &counter, 1};
-  EXPECT_EQ(gpRtRunPartition(captured, 0, nullptr, CountBody::run, &body),
+  for (int run = 0; run < 3; ++run)
+    EXPECT_EQ(gpRtRunPartition(captured, 0, nullptr, CountBody::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  EXPECT_EQ(counter, 3);
+  gpRtStats stats;
+  ASSERT_EQ(gpRtProgramGetStats(captured, &stats), GP_RT_SUCCESS);
+  EXPECT_EQ(stats.captures, 0);
+  EXPECT_EQ(stats.eagerRuns, 3);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("cannot run inside a captured graph"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("runs eagerly from now on"), std::string::npos);
+  gpRtProgramDestroy(captured);
+  gpRtSetLog(0, nullptr, nullptr);
+
+  gpRtProgram *strict = hostProgram(1);
+  ASSERT_EQ(gpRtProgramSetWarmupRuns(strict, 0), GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSetOrError(strict, 1), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtRunPartition(strict, 0, nullptr, CountBody::run, &body),
             GP_RT_ERROR_NOT_CAPTURED);
   EXPECT_NE(std::string(gpRtGetLastError()).find("cannot run inside a "
                                                  "captured graph"),
-            std::string::npos);
-  gpRtProgramDestroy(captured);
+            std::string::npos)
+      << gpRtGetLastError();
+  EXPECT_EQ(counter, 3);
+  gpRtProgramDestroy(strict);
   gpRtProgram *eager = hostProgram(0);
   EXPECT_EQ(gpRtRunPartition(eager, 0, nullptr, CountBody::run, &body),
             GP_RT_SUCCESS);
-  EXPECT_EQ(counter, 1);
+  EXPECT_EQ(counter, 4);
   gpRtProgramDestroy(eager);
 }
 

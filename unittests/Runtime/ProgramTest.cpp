@@ -883,12 +883,23 @@ TEST_F(ProgramTest, OversizedAllocationsFail) {
 }
 
 // Without a warm-up run there is nothing to plan from: an allocation during
-// the capture is an error that says so, not an allocation mid-capture.
+// the capture is a capture fault, not an allocation mid-capture. The shape
+// runs eagerly from then on, with a warning saying why; in or-error mode
+// the run is an error that says so.
 TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {
   gpRtProgram *program = makeProgram(1, 0);
   ASSERT_EQ(gpRtProgramSetWarmupRuns(program, 0), GP_RT_SUCCESS);
   AllocatingBody body{64, 1};
   int64_t key = 64;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(*body.buffer, 1);
+  EXPECT_EQ(logs.count("run at least one warm-up"), 1);
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(stats(program).captures, 0);
+  EXPECT_EQ(stats(program).eagerRuns, 2);
+  ASSERT_EQ(gpRtProgramSetOrError(program, 1), GP_RT_SUCCESS);
   EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
             GP_RT_ERROR_NOT_CAPTURED);
   EXPECT_NE(std::string(gpRtGetLastError()).find("warm-up"),
