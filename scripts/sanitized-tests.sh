@@ -9,7 +9,9 @@
 # the sanitized gp-run and drivers, the differential test over every example
 # and end-to-end program (artifacts from build/'s gp-compile), the held
 # results, shared-artifact and same-address drivers, and gp-run on bad
-# input. Any sanitizer report fails the run.
+# input. Then the runtime's threads under ThreadSanitizer (build-tsan/):
+# its GoogleTests (threads sharing a program) and eight threads sharing one
+# loaded artifact. Any sanitizer report fails the run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GP_BUILD:-$root/build}"
@@ -62,4 +64,15 @@ expect_error "$run" "$cpu" --input 4611686018427387904x4xf32=1 --input 2x2xf32=1
 head -c 6000 "$cpu" > "$work/truncated.so"
 expect_error "$run" "$work/truncated.so"
 expect_error "$run" "$work/symint_mutation_index.so" --input 100000000 --input 7xf32=0
+echo "== ThreadSanitizer: the runtime's threads"
+tsan="${GP_TSAN_BUILD:-$root/build-tsan}"
+if [ ! -f "$tsan/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$tsan" -DGP_RUNTIME_ONLY=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGP_SANITIZE=thread \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
+fi
+ninja -C "$tsan" -j "$jobs" GPRuntimeTests gp-shared-artifact >/dev/null
+export TSAN_OPTIONS=halt_on_error=1
+"$tsan/unittests/GPRuntimeTests" --gtest_brief=1 --gtest_filter='ProgramTest.*:Externs.*'
+"$tsan/unittests/gp-shared-artifact" "$cpu" host 8 50 | tail -1
 echo "sanitized: ok"
