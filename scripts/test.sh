@@ -2,7 +2,8 @@
 # The README's test command: install dependencies, build, run every test
 # (lit regression tests, including the runtime's GoogleTest suite), then
 # the runtime, gp-run and their tests again under AddressSanitizer and
-# UndefinedBehaviorSanitizer. Exits non-zero when any test fails.
+# UndefinedBehaviorSanitizer, and the runtime's threads under
+# ThreadSanitizer. Exits non-zero when any test fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 gp_install_packages
