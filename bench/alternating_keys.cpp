@@ -17,14 +17,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphPart/Runtime/GPRuntime.h"
 #include "AddI64Ptx.h"
+#include "GraphPart/Runtime/GPRuntime.h"
 
 #include <algorithm>
-#include <dlfcn.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <vector>
 
 namespace {
@@ -39,8 +39,8 @@ struct Body {
     uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     void *params[] = {&self->target, &self->amount};
     for (int i = 0; i < self->kernels; ++i)
-      if (gpRtStatus status = gpRtLaunchCudaKernel(stream, self->function,
-                                                   grid, block, 0, params))
+      if (gpRtStatus status = gpRtLaunchCudaKernel(stream, self->function, grid,
+                                                   block, 0, params))
         return status;
     return GP_RT_SUCCESS;
   }

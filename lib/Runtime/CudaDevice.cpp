@@ -48,9 +48,9 @@ public:
                         std::unique_ptr<Captured> &graph) override {
     CudaDriver::Handle handle = nullptr;
     stream.capturing = false;
-    if (gpRtStatus status = driver->check(
-            driver->cuStreamEndCapture(stream.cuStream, &handle),
-            "cuStreamEndCapture"))
+    if (gpRtStatus status =
+            driver->check(driver->cuStreamEndCapture(stream.cuStream, &handle),
+                          "cuStreamEndCapture"))
       return status;
     graph = std::make_unique<CudaGraph>(driver, handle);
     return GP_RT_SUCCESS;
@@ -75,9 +75,9 @@ public:
       void *errorFromNode;
     } info{};
     constexpr int kUpdateFailure = 910; // CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
-    CudaDriver::Result result = driver->cuGraphExecUpdate(
-        static_cast<CudaExecutable &>(exec).exec,
-        static_cast<CudaGraph &>(graph).graph, &info);
+    CudaDriver::Result result =
+        driver->cuGraphExecUpdate(static_cast<CudaExecutable &>(exec).exec,
+                                  static_cast<CudaGraph &>(graph).graph, &info);
     updated = result == 0;
     if (result == kUpdateFailure)
       return GP_RT_SUCCESS; // Another topology: instantiate instead.

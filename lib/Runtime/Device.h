@@ -86,8 +86,8 @@ std::unique_ptr<Device> makeCudaDevice(const CudaDriver *driver);
 /// Host backend: appends a call of `kernel` with copies of its parameter
 /// values to the graph being recorded on `stream`.
 gpRtStatus recordHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
-                            void **params, const int64_t *sizes,
-                            int32_t count, const char *what);
+                            void **params, const int64_t *sizes, int32_t count,
+                            const char *what);
 
 } // namespace gp::rt
 

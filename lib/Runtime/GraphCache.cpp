@@ -34,11 +34,11 @@ static std::string describeKey(const std::vector<int64_t> &key) {
 /// the least recently used keys are evicted (down to one below the
 /// capacity, which an API call may have lowered) and an evicted executable
 /// is updated in place when the topologies match (else a new one is made).
-static gpRtStatus makeExecutable(gpRtProgram &program, Device &device,
-                                 gpRtStream &stream, PartitionState &state,
-                                 Captured &graph,
-                                 std::unique_ptr<Executable> &executable,
-                                 const std::function<void(const char *)> &note) {
+static gpRtStatus
+makeExecutable(gpRtProgram &program, Device &device, gpRtStream &stream,
+               PartitionState &state, Captured &graph,
+               std::unique_ptr<Executable> &executable,
+               const std::function<void(const char *)> &note) {
   size_t capacity = program.policy.graphCacheCapacity;
   std::vector<std::unique_ptr<Executable>> evicted;
   bool poolsInUse = false;
@@ -78,10 +78,10 @@ static gpRtStatus makeExecutable(gpRtProgram &program, Device &device,
 }
 
 gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
-                                const int64_t *shapeKey,
-                                gpRtPartitionBody body, void *userData,
-                                void *results, int64_t resultBytes,
-                                void *const *inputs, int32_t numInputs) {
+                                const int64_t *shapeKey, gpRtPartitionBody body,
+                                void *userData, void *results,
+                                int64_t resultBytes, void *const *inputs,
+                                int32_t numInputs) {
   const gpRtPartitionInfo &info = program.partitions[partition];
   std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
   // Messages name the partition and key; built only when needed, so a
@@ -178,8 +178,8 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
     // leaves nothing behind; the shape runs eagerly from now on, this run
     // included, unless or-error mode forbids it. Any other failure of the
     // body is the run's error, and the next run captures again.
-    bool fault = bodyStatus == GP_RT_ERROR_NOT_CAPTURED ||
-                 endStatus != GP_RT_SUCCESS;
+    bool fault =
+        bodyStatus == GP_RT_ERROR_NOT_CAPTURED || endStatus != GP_RT_SUCCESS;
     if (!fault && bodyStatus != GP_RT_SUCCESS)
       return bodyStatus;
     if (fault) {
@@ -203,14 +203,14 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
            "static shapes");
     }
     std::unique_ptr<Executable> executable;
-    if (gpRtStatus status = makeExecutable(
-            program, device, stream, state, *graph, executable,
-            [&](const char *what) { note(what); }))
+    if (gpRtStatus status =
+            makeExecutable(program, device, stream, state, *graph, executable,
+                           [&](const char *what) { note(what); }))
       return status;
     graph.reset(); // The executable is all a replay needs.
     found = state.keys
-                .emplace(GraphKey{key, std::vector<void *>(
-                                           inputs, inputs + numInputs)},
+                .emplace(GraphKey{key, std::vector<void *>(inputs,
+                                                           inputs + numInputs)},
                          KeyState())
                 .first;
     KeyState &made = found->second;

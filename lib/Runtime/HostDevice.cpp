@@ -142,8 +142,6 @@ private:
   std::unique_ptr<HostGraph> pending;
 };
 
-
-
 } // namespace
 
 std::unique_ptr<Device> gp::rt::makeHostDevice() {

@@ -105,7 +105,8 @@ gpRtStatus DynamicMemory::allocate(int64_t bytes, void *&pointer) {
         list->erase(it);
         return GP_RT_SUCCESS;
       }
-  if (gpRtStatus status = allocateBlock(driver, rounded, pointer, "gpRtAllocate"))
+  if (gpRtStatus status =
+          allocateBlock(driver, rounded, pointer, "gpRtAllocate"))
     return status;
   blocks.emplace_back(pointer, rounded);
   liveCounts().poolBytes += rounded;
@@ -153,4 +154,3 @@ PoolPlan gp::rt::planPool(const AllocationTrace &trace) {
   }
   return plan;
 }
-

@@ -18,7 +18,8 @@
 using namespace gp::rt;
 
 gpRtStatus Policy::applyEnvironment() {
-  if (const char *env = std::getenv("GP_CUDAGRAPH_CAPTURE_SIZES"); env && *env) {
+  if (const char *env = std::getenv("GP_CUDAGRAPH_CAPTURE_SIZES");
+      env && *env) {
     if (gpRtStatus status =
             parseCaptureSizes(env, captureSizes, captureKeyLength))
       return status;
@@ -86,7 +87,8 @@ bool gp::rt::parseBoolean(const char *name, const std::string &text,
     *recognised = false;
   warn(std::string(name) + "='" + text +
        "' is not a boolean (expected 0/1, true/false, on/off or yes/no); "
-       "using " + (fallback ? "true" : "false"));
+       "using " +
+       (fallback ? "true" : "false"));
   return fallback;
 }
 
@@ -101,8 +103,8 @@ bool Policy::inCaptureSizes(const std::vector<int64_t> &key) const {
 
 /// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two).
 gpRtStatus gp::rt::parseCaptureSizes(const std::string &text,
-                                    std::vector<std::vector<int64_t>> &keys,
-                                    int32_t &keyLength) {
+                                     std::vector<std::vector<int64_t>> &keys,
+                                     int32_t &keyLength) {
   keys.clear();
   keyLength = -1;
   std::stringstream list(text);

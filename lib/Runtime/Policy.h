@@ -38,9 +38,9 @@ struct Policy {
   /// Warns, per capturable partition, when the capture-size list has keys
   /// of another length than the partition's shape key: the list does not
   /// apply to it, so it is captured for every shape.
-  void warnAboutKeyLengths(const std::string &program,
-                           const std::vector<gpRtPartitionInfo> &partitions)
-      const;
+  void
+  warnAboutKeyLengths(const std::string &program,
+                      const std::vector<gpRtPartitionInfo> &partitions) const;
 
   /// Whether a shape key may be captured: the capture-size list speaks
   /// about keys of its own length only.

@@ -69,10 +69,10 @@ gpRtStatus gpRtProgram::context(ThreadContext *&result) {
       // frees, anyone's) must not synchronise with this stream, or it
       // would invalidate a capture open on it.
       constexpr unsigned kStreamNonBlocking = 1; // CU_STREAM_NON_BLOCKING
-      if (gpRtStatus status = driver->check(
-              driver->cuStreamCreate(&made->stream.cuStream,
-                                     kStreamNonBlocking),
-              "cuStreamCreate"))
+      if (gpRtStatus status =
+              driver->check(driver->cuStreamCreate(&made->stream.cuStream,
+                                                   kStreamNonBlocking),
+                            "cuStreamCreate"))
         return status;
       if (rounded > 0) {
         CudaDriver::DevicePtr pointer = 0;

@@ -1,4 +1,5 @@
-//===- ProgramState.h - a program and what each thread holds of it -*- C++ -*-===//
+//===- ProgramState.h - a program and what each thread holds of it -*- C++
+//-*-===//
 
 #ifndef GRAPHPART_LIB_RUNTIME_PROGRAMSTATE_H
 #define GRAPHPART_LIB_RUNTIME_PROGRAMSTATE_H

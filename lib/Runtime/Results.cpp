@@ -187,11 +187,11 @@ bool insideArgument(const Entry &entry, void **args, const ResultView &view) {
   for (size_t i = 0; i < entry.args.size(); ++i) {
     if (!entry.args[i].isBuffer)
       continue;
-    ResultView arg{static_cast<const gpRtMemRef *>(args[i]),
-                   static_cast<int64_t>(entry.args[i].shape.size()),
-                   std::max<int64_t>(elementTypeBytes(entry.args[i].elementType),
-                                     1),
-                   false};
+    ResultView arg{
+        static_cast<const gpRtMemRef *>(args[i]),
+        static_cast<int64_t>(entry.args[i].shape.size()),
+        std::max<int64_t>(elementTypeBytes(entry.args[i].elementType), 1),
+        false};
     auto [argBegin, argEnd] = arg.extent();
     if (begin >= argBegin && end <= argEnd && begin < argEnd)
       return true;
@@ -203,8 +203,7 @@ bool insideArgument(const Entry &entry, void **args, const ResultView &view) {
 /// results the previous call of the entry on this thread handed out, then
 /// (after the call) moves this call's program-owned results into storage of
 /// their own.
-gpRtStatus poisonPrevious(gpRtArtifact &artifact, int32_t index,
-                          int64_t call) {
+gpRtStatus poisonPrevious(gpRtArtifact &artifact, int32_t index, int64_t call) {
   std::vector<TrackedResult *> previous;
   {
     std::lock_guard<std::mutex> lock(artifact.results.mutex);
@@ -263,9 +262,9 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
       return fail(GP_RT_ERROR_BACKEND,
                   "overwrite debug mode: out of host memory");
     }
-    if (gpRtStatus status = copyDense(artifact.program, view, tracked.storage,
-                                      /*toHost=*/false,
-                                      "overwrite debug mode")) {
+    if (gpRtStatus status =
+            copyDense(artifact.program, view, tracked.storage,
+                      /*toHost=*/false, "overwrite debug mode")) {
       releaseTracked(artifact.program, tracked);
       return status;
     }
@@ -284,8 +283,8 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
 } // namespace
 
 /// Calls entry `index`, counting the call, with the debug mode around it.
-gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index,
-                             void **args, void **results) {
+gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
+                             void **results) {
   const Entry &entry = artifact.entries[index];
   int64_t call = 0;
   bool debug = false;
@@ -354,11 +353,9 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCopyResultToHost(
   return copyDense(artifact->program, view, dst, /*toHost=*/true, what);
 }
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact,
-                                                    int32_t index, void **args,
-                                                    void **results,
-                                                    void *const *outputs,
-                                                    const int64_t *outputBytes) {
+GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(
+    gpRtArtifact *artifact, int32_t index, void **args, void **results,
+    void *const *outputs, const int64_t *outputBytes) {
   if (gpRtStatus status = gpRtArtifactCall(artifact, index, args, results))
     return status;
   if (!outputs)
@@ -379,12 +376,11 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact,
                       (outputBytes ? std::to_string(outputBytes[r])
                                    : std::string("no size")) +
                       " given");
-    if (gpRtStatus status = copyDense(artifact->program, view, outputs[r],
-                                      /*toHost=*/false,
-                                      "gpRtArtifactCallWithOutputs"))
+    if (gpRtStatus status =
+            copyDense(artifact->program, view, outputs[r],
+                      /*toHost=*/false, "gpRtArtifactCallWithOutputs"))
       return status;
-    describeDense(static_cast<gpRtMemRef *>(results[r]), view.rank,
-                  outputs[r]);
+    describeDense(static_cast<gpRtMemRef *>(results[r]), view.rank, outputs[r]);
   }
   return GP_RT_SUCCESS;
 }

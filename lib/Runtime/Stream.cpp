@@ -105,9 +105,8 @@ static void hostCopyKernel(void **params) {
               *static_cast<int64_t *>(params[2]));
 }
 
-GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst,
-                                 const void *src, int64_t bytes,
-                                 gpRtCopyKind kind) {
+GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst, const void *src,
+                                 int64_t bytes, gpRtCopyKind kind) {
   if (!stream || bytes < 0 || (bytes > 0 && (!dst || !src)) ||
       kind < GP_RT_COPY_HOST_TO_HOST || kind > GP_RT_COPY_PROGRAM_TO_PROGRAM)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -144,14 +143,14 @@ GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst,
     std::memcpy(dst, src, bytes);
     return GP_RT_SUCCESS;
   case GP_RT_COPY_HOST_TO_PROGRAM:
-    return driver->check(driver->cuMemcpyHtoDAsync(device(dst), src, bytes,
-                                                    stream->cuStream),
-                         "cuMemcpyHtoDAsync");
+    return driver->check(
+        driver->cuMemcpyHtoDAsync(device(dst), src, bytes, stream->cuStream),
+        "cuMemcpyHtoDAsync");
   case GP_RT_COPY_PROGRAM_TO_HOST:
-    if (gpRtStatus status = driver->check(
-            driver->cuMemcpyDtoHAsync(dst, device(src), bytes,
-                                      stream->cuStream),
-            "cuMemcpyDtoHAsync"))
+    if (gpRtStatus status =
+            driver->check(driver->cuMemcpyDtoHAsync(dst, device(src), bytes,
+                                                    stream->cuStream),
+                          "cuMemcpyDtoHAsync"))
       return status;
     return driver->check(driver->cuStreamSynchronize(stream->cuStream),
                          "cuStreamSynchronize");
@@ -162,8 +161,7 @@ GP_RT_EXPORT gpRtStatus gpRtCopy(gpRtStream *stream, void *dst,
   }
 }
 
-GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream,
-                                             void *function,
+GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
                                              const uint32_t grid[3],
                                              const uint32_t block[3],
                                              uint32_t sharedBytes,
@@ -177,12 +175,11 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream,
   const CudaDriver *driver = nullptr;
   if (gpRtStatus status = CudaDriver::get(driver))
     return status;
-  return driver->check(driver->cuLaunchKernel(function, grid[0], grid[1],
-                                              grid[2], block[0], block[1],
-                                              block[2], sharedBytes,
-                                              stream->cuStream, params,
-                                              nullptr),
-                       "cuLaunchKernel");
+  return driver->check(
+      driver->cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
+                             block[1], block[2], sharedBytes, stream->cuStream,
+                             params, nullptr),
+      "cuLaunchKernel");
 }
 
 GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
@@ -207,8 +204,9 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchHostKernel(gpRtStream *stream,
     const CudaDriver *driver = nullptr;
     if (gpRtStatus status = CudaDriver::get(driver))
       return status;
-    if (gpRtStatus status = driver->check(
-            driver->cuStreamSynchronize(stream->cuStream), "cuStreamSynchronize"))
+    if (gpRtStatus status =
+            driver->check(driver->cuStreamSynchronize(stream->cuStream),
+                          "cuStreamSynchronize"))
       return status;
     kernel(params);
     return GP_RT_SUCCESS;

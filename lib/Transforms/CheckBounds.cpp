@@ -33,7 +33,8 @@ namespace {
 SmallVector<Operation *> guardedAccesses(KernelOp kernel) {
   SmallVector<Operation *> accesses;
   kernel.getBody().walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op); load && load.getIndices().size())
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && load.getIndices().size())
       accesses.push_back(op);
     if (auto store = dyn_cast<memref::StoreOp>(op);
         store && store.getIndices().size())

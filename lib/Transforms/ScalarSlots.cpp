@@ -26,9 +26,7 @@ using namespace mlir::gp;
 namespace {
 
 /// A scalar that a replay must read afresh: integers and floats, not index.
-bool needsSlot(Type type) {
-  return isa<IntegerType, FloatType>(type);
-}
+bool needsSlot(Type type) { return isa<IntegerType, FloatType>(type); }
 
 /// The kernels that take `argument` in their `ins`, or failure when
 /// something else in the partition uses it.
@@ -60,8 +58,8 @@ void takeSlot(KernelOp kernel, unsigned index, Value slot) {
   OpBuilder builder(kernel.getContext());
   for (OpOperand *use : uses) {
     builder.setInsertionPoint(use->getOwner());
-    Value loaded = memref::LoadOp::create(builder, kernel.getLoc(), scalar,
-                                          ValueRange{});
+    Value loaded =
+        memref::LoadOp::create(builder, kernel.getLoc(), scalar, ValueRange{});
     use->set(loaded);
   }
 }
@@ -99,15 +97,13 @@ struct GPScalarSlotsPass
       if (!needsSlot(input.getType()))
         continue;
       BlockArgument argument = body.getArgument(index);
-      SmallVector<std::pair<KernelOp, unsigned>> uses =
-          *kernelUses(argument);
+      SmallVector<std::pair<KernelOp, unsigned>> uses = *kernelUses(argument);
       if (uses.empty())
         continue; // Unused: nothing is baked in.
       // One slot per device the scalar's kernels run on (one, in practice).
       DeviceAttr device = uses.front().first.getDevice();
-      bool oneDevice = llvm::all_of(uses, [&](auto &use) {
-        return use.first.getDevice() == device;
-      });
+      bool oneDevice = llvm::all_of(
+          uses, [&](auto &use) { return use.first.getDevice() == device; });
       if (!oneDevice) {
         partition.emitError("scalar input ")
             << index << " feeds kernels on several devices";
@@ -115,8 +111,8 @@ struct GPScalarSlotsPass
       }
       auto slotType = MemRefType::get({}, input.getType(),
                                       MemRefLayoutAttrInterface(), device);
-      Value slot = ScalarSlotOp::create(builder, partition.getLoc(), slotType,
-                                        input);
+      Value slot =
+          ScalarSlotOp::create(builder, partition.getLoc(), slotType, input);
       partition->setOperand(index, slot);
       argument.setType(slotType);
       for (auto [kernel, operand] : uses)

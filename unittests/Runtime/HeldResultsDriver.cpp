@@ -71,8 +71,7 @@ struct Session {
   /// The bytes at the result's address, bypassing every check.
   std::string readRaw(const Descriptor &result) {
     float values[4];
-    CHECK(gpRtCopyFromProgram(program, values, result.aligned,
-                              sizeof(values)));
+    CHECK(gpRtCopyFromProgram(program, values, result.aligned, sizeof(values)));
     return format(values);
   }
   static std::string format(const float *values) {

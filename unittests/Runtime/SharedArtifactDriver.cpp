@@ -95,8 +95,10 @@ struct Caller {
     for (size_t i = 0; i < memory.size(); ++i) {
       std::vector<float> values(counts[i]);
       for (int64_t e = 0; e < counts[i]; ++e)
-        values[e] = static_cast<float>((seed * 2654435761u + e * 40503u + i) %
-                                       1000) / 250.0f - 2.0f;
+        values[e] =
+            static_cast<float>((seed * 2654435761u + e * 40503u + i) % 1000) /
+                250.0f -
+            2.0f;
       if (gpRtCopyToProgram(program, memory[i], values.data(),
                             values.size() * 4)) {
         error = gpRtGetLastError();
@@ -141,8 +143,8 @@ struct Caller {
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    std::fprintf(stderr,
-                 "usage: gp-shared-artifact ARTIFACT host|cuda THREADS STEPS\n");
+    std::fprintf(
+        stderr, "usage: gp-shared-artifact ARTIFACT host|cuda THREADS STEPS\n");
     return 2;
   }
   gpRtBackend backend;
