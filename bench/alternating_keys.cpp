@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AddChain.h"
 #include "AddI64Ptx.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
@@ -28,31 +29,6 @@
 #include <vector>
 
 namespace {
-
-struct Body {
-  void *function;
-  void *target;
-  int64_t amount;
-  int kernels;
-  static gpRtStatus run(gpRtStream *stream, void *data) {
-    auto *self = static_cast<Body *>(data);
-    uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    void *params[] = {&self->target, &self->amount};
-    for (int i = 0; i < self->kernels; ++i)
-      if (gpRtStatus status = gpRtLaunchCudaKernel(stream, self->function, grid,
-                                                   block, 0, params))
-        return status;
-    return GP_RT_SUCCESS;
-  }
-};
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    if (gpRtStatus status_ = (call)) {                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, gpRtGetLastError());      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 /// gpRtProgramSetGraphCacheCapacity when the runtime has it: the bench
 /// also runs against runtimes from before the graph cache (with
@@ -82,13 +58,13 @@ Result run(int keys, int kernels, int steps, int32_t cacheCapacity) {
   CHECK(gpRtProgramArena(program, &arena));
   int64_t zero = 0, expected = 0;
   CHECK(gpRtCopyToProgram(program, arena, &zero, sizeof(zero)));
-  std::vector<Body> bodies;
+  std::vector<AddChainBody> bodies;
   for (int k = 0; k < keys; ++k)
-    bodies.push_back(Body{function, arena, k + 1, kernels});
+    bodies.push_back(AddChainBody{function, arena, k + 1, kernels});
   auto step = [&](int index) {
     int64_t key = 16 * (index % keys + 1);
-    Body &body = bodies[index % keys];
-    CHECK(gpRtRunPartition(program, 0, &key, Body::run, &body));
+    AddChainBody &body = bodies[index % keys];
+    CHECK(gpRtRunPartition(program, 0, &key, AddChainBody::run, &body));
     expected += body.amount * kernels;
   };
   for (int i = 0; i < 2 * keys; ++i) // Warm-up, then capture, per key.

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "AddChain.h"
 #include "AddI64Ptx.h"
 
 #include <algorithm>
@@ -24,39 +25,13 @@ namespace {
 
 const char *kAddPtx = kAddI64Ptx;
 
-struct Body {
-  void *function;
-  void *target;
-  int64_t one = 1;
-  int kernels;
-  static gpRtStatus run(gpRtStream *stream, void *data) {
-    auto *self = static_cast<Body *>(data);
-    uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    void *params[] = {&self->target, &self->one};
-    for (int i = 0; i < self->kernels; ++i)
-      if (gpRtStatus status =
-              gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
-                                   params))
-        return status;
-    return GP_RT_SUCCESS;
-  }
-};
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    if (gpRtStatus status_ = (call)) {                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, gpRtGetLastError());      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 /// Median microseconds per step of `steps` synchronized steps for `key`.
-double measure(gpRtProgram *program, Body &body, int64_t key, int steps,
+double measure(gpRtProgram *program, AddChainBody &body, int64_t key, int steps,
                int64_t &expected) {
   std::vector<double> times;
   for (int step = 0; step < steps; ++step) {
     auto start = std::chrono::steady_clock::now();
-    CHECK(gpRtRunPartition(program, 0, &key, Body::run, &body));
+    CHECK(gpRtRunPartition(program, 0, &key, AddChainBody::run, &body));
     CHECK(gpRtProgramSynchronize(program));
     auto end = std::chrono::steady_clock::now();
     times.push_back(
@@ -99,7 +74,7 @@ int main(int argc, char **argv) {
   // eagerly every time: the baseline, in the same process.
   int64_t captured = 1, eager = 2;
   CHECK(gpRtProgramSetCaptureSizes(program, &captured, 1, 1));
-  Body body{function, arena, 1, kernels};
+  AddChainBody body{function, arena, 1, kernels};
   measure(program, body, captured, 5, expected); // warm-up, capture
   measure(program, body, eager, 5, expected);
   double eagerUs = measure(program, body, eager, steps, expected);
