@@ -1,33 +1,134 @@
 //===- CudaDevice.cpp - the cuda backend ----------------------------------===//
 //
 // Owns the cuda backend: stream capture (thread-local mode) into driver
-// graphs, instantiation, in-place update with cuGraphExecUpdate, launch and
-// stream synchronisation.
+// graphs, finding the input addresses a graph's kernel, copy and memset
+// nodes hold, instantiation, in-place update with cuGraphExecUpdate,
+// re-binding an executable's nodes to moved inputs
+// (cuGraphExec*NodeSetParams), launch and stream synchronisation.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace gp::rt;
 
 namespace {
+
+// The driver's node parameter structs (cuda.h: CUDA_KERNEL_NODE_PARAMS_v2,
+// CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS), field for field.
+struct KernelNodeParams {
+  CudaDriver::Handle function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  CudaDriver::Handle kernel;
+  CudaDriver::Handle context;
+};
+struct CopyNodeParams {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CudaDriver::DevicePtr srcDevice;
+  void *srcArray, *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CudaDriver::DevicePtr dstDevice;
+  void *dstArray, *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t widthInBytes, height, depth;
+};
+struct MemsetNodeParams {
+  CudaDriver::DevicePtr dst;
+  size_t pitch;
+  unsigned value, elementSize;
+  size_t width, height;
+};
+
+enum NodeType {
+  kKernelNode = 0,
+  kCopyNode = 1,
+  kMemsetNode = 2,
+  kEmptyNode = 5,
+  kWaitEventNode = 6,
+  kRecordEventNode = 7
+};
+enum MemoryType { kDeviceMemory = 2, kUnifiedMemory = 4 };
+
+const char *nodeTypeName(int type) {
+  switch (type) {
+  case 3:
+    return "host function";
+  case 4:
+    return "child graph";
+  case 8:
+  case 9:
+    return "external semaphore";
+  case 10:
+    return "memory allocation";
+  case 11:
+    return "memory free";
+  case 12:
+    return "batched memory operation";
+  case 13:
+    return "conditional";
+  default:
+    return "unknown";
+  }
+}
+
+/// A node of a captured graph that holds input addresses, with its
+/// parameters as they will be set when an input moves.
+struct PatchableNode {
+  CudaDriver::Handle node = nullptr;
+  int type = kKernelNode;
+  KernelNodeParams kernel{};
+  /// Kernel parameter values, and pointers to them for kernelParams.
+  std::vector<std::vector<uint8_t>> values;
+  std::vector<void *> pointers;
+  CopyNodeParams copy{};
+  MemsetNodeParams memset{};
+  bool dirty = false;
+};
 
 /// CUDA backend: driver graphs and executables.
 struct CudaGraph : Captured {
   const CudaDriver *driver;
   CudaDriver::Handle graph;
+  /// The kernels the capture launched through gpRtLaunchCudaKernel.
+  std::vector<void *> ownKernels;
+  std::vector<PatchableNode> patchable;
+  CudaDriver::Handle context = nullptr;
   CudaGraph(const CudaDriver *driver, CudaDriver::Handle graph)
       : driver(driver), graph(graph) {}
-  ~CudaGraph() override { driver->cuGraphDestroy(graph); }
+  ~CudaGraph() override {
+    if (graph)
+      driver->cuGraphDestroy(graph);
+  }
 };
 
 struct CudaExecutable : Executable {
   const CudaDriver *driver;
   CudaDriver::Handle exec;
+  /// The graph it was instantiated from, whose nodes name the executable's
+  /// nodes when their parameters are set, kept while it has sites.
+  CudaDriver::Handle graph = nullptr;
+  std::vector<PatchableNode> patchable;
+  CudaDriver::Handle context = nullptr;
   CudaExecutable(const CudaDriver *driver, CudaDriver::Handle exec)
       : driver(driver), exec(exec) {}
-  ~CudaExecutable() override { driver->cuGraphExecDestroy(exec); }
+  ~CudaExecutable() override {
+    driver->cuGraphExecDestroy(exec);
+    if (graph)
+      driver->cuGraphDestroy(graph);
+  }
 };
 
 class CudaDevice : public Device {
@@ -52,22 +153,160 @@ public:
             driver->check(driver->cuStreamEndCapture(stream.cuStream, &handle),
                           "cuStreamEndCapture"))
       return status;
-    graph = std::make_unique<CudaGraph>(driver, handle);
+    auto captured = std::make_unique<CudaGraph>(driver, handle);
+    captured->ownKernels = std::move(stream.ownKernels);
+    captured->fixedReason = std::move(stream.fixedReason);
+    stream.ownKernels.clear();
+    stream.fixedReason.clear();
+    graph = std::move(captured);
     return GP_RT_SUCCESS;
   }
   gpRtStatus instantiate(Captured &graph,
                          std::unique_ptr<Executable> &exec) override {
+    auto &cuda = static_cast<CudaGraph &>(graph);
     CudaDriver::Handle handle = nullptr;
     if (gpRtStatus status = driver->check(
-            driver->cuGraphInstantiateWithFlags(
-                &handle, static_cast<CudaGraph &>(graph).graph, 0),
+            driver->cuGraphInstantiateWithFlags(&handle, cuda.graph, 0),
             "cuGraphInstantiate"))
       return status;
-    exec = std::make_unique<CudaExecutable>(driver, handle);
+    auto made = std::make_unique<CudaExecutable>(driver, handle);
+    if (!cuda.patchable.empty()) {
+      made->patchable = std::move(cuda.patchable);
+      made->context = cuda.context;
+      made->graph = cuda.graph;
+      cuda.graph = nullptr;
+    }
+    exec = std::move(made);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus
+  findInputAddresses(Captured &graph,
+                     const std::vector<InputRange> &inputs) override {
+    auto &cuda = static_cast<CudaGraph &>(graph);
+    graph.alignmentKeyed.assign(inputs.size(), false);
+    if (!driver->rebindUnavailable.empty()) {
+      graph.fixedReason = driver->rebindUnavailable;
+      return GP_RT_SUCCESS;
+    }
+    size_t count = 0;
+    if (gpRtStatus status =
+            driver->check(driver->cuGraphGetNodes(cuda.graph, nullptr, &count),
+                          "cuGraphGetNodes"))
+      return status;
+    std::vector<CudaDriver::Handle> nodes(count);
+    if (gpRtStatus status = driver->check(
+            driver->cuGraphGetNodes(cuda.graph, nodes.data(), &count),
+            "cuGraphGetNodes"))
+      return status;
+    if (gpRtStatus status = driver->check(
+            driver->cuCtxGetCurrent(&cuda.context), "cuCtxGetCurrent"))
+      return status;
+    for (CudaDriver::Handle node : nodes) {
+      int type = -1;
+      if (gpRtStatus status = driver->check(
+              driver->cuGraphNodeGetType(node, &type), "cuGraphNodeGetType"))
+        return status;
+      PatchableNode patch;
+      patch.node = node;
+      patch.type = type;
+      auto index = static_cast<uint32_t>(cuda.patchable.size());
+      size_t before = graph.sites.size();
+      switch (type) {
+      case kKernelNode:
+        if (gpRtStatus status = findKernelSites(cuda, patch, inputs, index))
+          return status;
+        break;
+      case kCopyNode:
+        if (gpRtStatus status = driver->check(
+                driver->cuGraphMemcpyNodeGetParams(node, &patch.copy),
+                "cuGraphMemcpyNodeGetParams"))
+          return status;
+        for (auto [field, memoryType, address] :
+             {std::tuple{0u, patch.copy.srcMemoryType, &patch.copy.srcDevice},
+              std::tuple{1u, patch.copy.dstMemoryType, &patch.copy.dstDevice}})
+          if (memoryType == kDeviceMemory || memoryType == kUnifiedMemory)
+            findSites(address, sizeof(*address), inputs, SiteKind::CopyAddress,
+                      index, field, graph.sites);
+        break;
+      case kMemsetNode:
+        if (gpRtStatus status = driver->check(
+                driver->cuGraphMemsetNodeGetParams(node, &patch.memset),
+                "cuGraphMemsetNodeGetParams"))
+          return status;
+        findSites(&patch.memset.dst, sizeof(patch.memset.dst), inputs,
+                  SiteKind::CopyAddress, index, 0, graph.sites);
+        break;
+      case kEmptyNode:
+      case kWaitEventNode:
+      case kRecordEventNode:
+        break;
+      default:
+        if (graph.fixedReason.empty())
+          graph.fixedReason = std::string("the graph holds a ") +
+                              nodeTypeName(type) +
+                              " node, which the runtime does not re-bind";
+        break;
+      }
+      if (graph.sites.size() > before)
+        cuda.patchable.push_back(std::move(patch));
+    }
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,
+                    int64_t &written) override {
+    auto &cuda = static_cast<CudaExecutable &>(exec);
+    for (const BindingSite &site : exec.sites) {
+      uintptr_t base = inputs[site.input].base;
+      if (base == exec.bound[site.input])
+        continue;
+      PatchableNode &patch = cuda.patchable[site.node];
+      uintptr_t value = base + site.distance;
+      if (patch.type == kKernelNode)
+        writeWord(patch.values[site.field].data(), site.byteOffset, value);
+      else if (patch.type == kCopyNode)
+        writeWord(site.field == 0 ? &patch.copy.srcDevice
+                                  : &patch.copy.dstDevice,
+                  0, value);
+      else
+        writeWord(&patch.memset.dst, 0, value);
+      patch.dirty = true;
+      ++written;
+    }
+    for (PatchableNode &patch : cuda.patchable) {
+      if (!patch.dirty)
+        continue;
+      patch.dirty = false;
+      CudaDriver::Result result = 0;
+      const char *what = "";
+      if (patch.type == kKernelNode) {
+        patch.kernel.kernelParams = patch.pointers.data();
+        result = driver->cuGraphExecKernelNodeSetParams(cuda.exec, patch.node,
+                                                        &patch.kernel);
+        what = "cuGraphExecKernelNodeSetParams";
+      } else if (patch.type == kCopyNode) {
+        result = driver->cuGraphExecMemcpyNodeSetParams(
+            cuda.exec, patch.node, &patch.copy, cuda.context);
+        what = "cuGraphExecMemcpyNodeSetParams";
+      } else {
+        result = driver->cuGraphExecMemsetNodeSetParams(
+            cuda.exec, patch.node, &patch.memset, cuda.context);
+        what = "cuGraphExecMemsetNodeSetParams";
+      }
+      if (gpRtStatus status = driver->check(result, what))
+        return status;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      exec.bound[i] = inputs[i].base;
     return GP_RT_SUCCESS;
   }
   gpRtStatus tryUpdate(Executable &exec, Captured &graph,
                        bool &updated) override {
+    // Parameters are set through the nodes of the graph an executable was
+    // instantiated from, so one with sites keeps its own graph.
+    if (!exec.sites.empty() || !graph.sites.empty()) {
+      updated = false;
+      return GP_RT_SUCCESS;
+    }
     // CUgraphExecUpdateResultInfo: a result code and two node handles.
     struct {
       int result;
@@ -95,6 +334,50 @@ public:
   }
 
 private:
+  /// The sites of a kernel node: every 8-byte word of its parameters (as
+  /// cuFuncGetParamInfo lays them out) that holds an input address. Inputs
+  /// a library kernel reads are keyed by alignment class.
+  gpRtStatus findKernelSites(CudaGraph &graph, PatchableNode &patch,
+                             const std::vector<InputRange> &inputs,
+                             uint32_t index) {
+    if (gpRtStatus status = driver->check(
+            driver->cuGraphKernelNodeGetParams(patch.node, &patch.kernel),
+            "cuGraphKernelNodeGetParams"))
+      return status;
+    if (!patch.kernel.kernelParams) {
+      if (patch.kernel.extra && graph.fixedReason.empty())
+        graph.fixedReason = "a kernel in the graph takes its parameters as "
+                            "one buffer ('extra'), which the runtime does "
+                            "not re-bind";
+      return GP_RT_SUCCESS;
+    }
+    CudaDriver::Handle function = patch.kernel.function;
+    if (!function && patch.kernel.kernel)
+      if (gpRtStatus status = driver->check(
+              driver->cuKernelGetFunction(&function, patch.kernel.kernel),
+              "cuKernelGetFunction"))
+        return status;
+    size_t before = graph.sites.size();
+    for (size_t i = 0;; ++i) {
+      size_t offset = 0, size = 0;
+      if (driver->cuFuncGetParamInfo(function, i, &offset, &size) != 0)
+        break; // Past the last parameter.
+      const uint8_t *value =
+          static_cast<const uint8_t *>(patch.kernel.kernelParams[i]);
+      patch.values.emplace_back(value, value + size);
+      findSites(value, size, inputs, SiteKind::KernelParameter, index,
+                static_cast<uint32_t>(i), graph.sites);
+    }
+    for (std::vector<uint8_t> &value : patch.values)
+      patch.pointers.push_back(value.data());
+    bool own = std::find(graph.ownKernels.begin(), graph.ownKernels.end(),
+                         patch.kernel.function) != graph.ownKernels.end();
+    if (!own)
+      for (size_t s = before; s < graph.sites.size(); ++s)
+        graph.alignmentKeyed[graph.sites[s].input] = true;
+    return GP_RT_SUCCESS;
+  }
+
   const CudaDriver *driver;
 };
 

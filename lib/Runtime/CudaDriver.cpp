@@ -73,6 +73,29 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
       reason = "libcuda.so.1 lacks the driver entry points GraphPart needs";
       return;
     }
+    const char *missing = nullptr;
+    auto optional = [&](auto &fn, const char *name) {
+      if (!load(fn, name) && !missing)
+        missing = name;
+    };
+    optional(driver.cuCtxGetCurrent, "cuCtxGetCurrent");
+    optional(driver.cuGraphGetNodes, "cuGraphGetNodes");
+    optional(driver.cuGraphNodeGetType, "cuGraphNodeGetType");
+    optional(driver.cuGraphKernelNodeGetParams,
+             "cuGraphKernelNodeGetParams_v2");
+    optional(driver.cuGraphExecKernelNodeSetParams,
+             "cuGraphExecKernelNodeSetParams_v2");
+    optional(driver.cuGraphMemcpyNodeGetParams, "cuGraphMemcpyNodeGetParams");
+    optional(driver.cuGraphExecMemcpyNodeSetParams,
+             "cuGraphExecMemcpyNodeSetParams");
+    optional(driver.cuGraphMemsetNodeGetParams, "cuGraphMemsetNodeGetParams");
+    optional(driver.cuGraphExecMemsetNodeSetParams,
+             "cuGraphExecMemsetNodeSetParams");
+    optional(driver.cuFuncGetParamInfo, "cuFuncGetParamInfo");
+    optional(driver.cuKernelGetFunction, "cuKernelGetFunction");
+    if (missing)
+      driver.rebindUnavailable = std::string("the CUDA driver lacks ") +
+                                 missing + " (CUDA 12.4 or later has it)";
     if (int error = driver.cuInit(0)) {
       status = GP_RT_ERROR_UNAVAILABLE;
       reason = "cuInit failed: " + driver.errorString(error);

@@ -66,6 +66,30 @@ struct CudaDriver {
                            unsigned sharedBytes, Handle stream, void **params,
                            void **extra) = nullptr;
 
+  // What re-binding graphs to moved inputs needs; absent from older drivers
+  // (cuFuncGetParamInfo came with CUDA 12.4), in which case graphs stay
+  // keyed by input addresses.
+  Result (*cuCtxGetCurrent)(Handle *context) = nullptr;
+  Result (*cuGraphGetNodes)(Handle graph, Handle *nodes,
+                            size_t *count) = nullptr;
+  Result (*cuGraphNodeGetType)(Handle node, int *type) = nullptr;
+  Result (*cuGraphKernelNodeGetParams)(Handle node, void *params) = nullptr;
+  Result (*cuGraphExecKernelNodeSetParams)(Handle exec, Handle node,
+                                           const void *params) = nullptr;
+  Result (*cuGraphMemcpyNodeGetParams)(Handle node, void *params) = nullptr;
+  Result (*cuGraphExecMemcpyNodeSetParams)(Handle exec, Handle node,
+                                           const void *params,
+                                           Handle context) = nullptr;
+  Result (*cuGraphMemsetNodeGetParams)(Handle node, void *params) = nullptr;
+  Result (*cuGraphExecMemsetNodeSetParams)(Handle exec, Handle node,
+                                           const void *params,
+                                           Handle context) = nullptr;
+  Result (*cuFuncGetParamInfo)(Handle function, size_t index, size_t *offset,
+                               size_t *size) = nullptr;
+  Result (*cuKernelGetFunction)(Handle *function, Handle kernel) = nullptr;
+  /// Why graphs cannot be re-bound with this driver, or empty.
+  std::string rebindUnavailable;
+
   /// A readable message for a CUDA driver error code.
   std::string errorString(Result error) const;
   /// Fails with GP_RT_ERROR_BACKEND naming `what` when `result` is an error.

@@ -1,18 +1,22 @@
 //===- Device.h - what a thread's program context runs on -------*- C++ -*-===//
 //
 // The backend interface: a per-thread stream, capture of the work a
-// partition body issues on it into a graph, instantiation, in-place update,
-// launch and synchronisation. HostDevice.cpp and CudaDevice.cpp implement it.
+// partition body issues on it into a graph, finding the graph's input
+// addresses, instantiation, in-place update, re-binding to moved inputs,
+// launch and synchronisation. HostDevice.cpp and CudaDevice.cpp implement
+// it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GRAPHPART_LIB_RUNTIME_DEVICE_H
 #define GRAPHPART_LIB_RUNTIME_DEVICE_H
 
+#include "Binding.h"
 #include "CudaDriver.h"
 #include "Log.h"
 
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,12 +31,23 @@ struct PoolPlan;
 struct Captured {
   Captured() { ++liveCounts().graphs; }
   virtual ~Captured() { --liveCounts().graphs; }
+  /// Where the graph holds input addresses (findInputAddresses).
+  std::vector<BindingSite> sites;
+  /// Why the graph holds addresses that cannot be re-bound, if it does.
+  std::string fixedReason;
+  /// Inputs read by library kernels, which may have been chosen for the
+  /// inputs' alignment: re-bound only to addresses of the same 256-byte
+  /// alignment class.
+  std::vector<bool> alignmentKeyed;
 };
 
 /// An instantiated graph, ready to launch; counted while alive.
 struct Executable {
   Executable() { ++liveCounts().graphs; }
   virtual ~Executable() { --liveCounts().graphs; }
+  /// The sites of the graph it runs, and the input bases they hold.
+  std::vector<BindingSite> sites;
+  std::vector<uintptr_t> bound;
 };
 
 } // namespace gp::rt
@@ -56,6 +71,12 @@ struct gpRtStream {
   gp::rt::DynamicMemory *pool = nullptr;
   const gp::rt::PoolPlan *poolPlan = nullptr;
   size_t poolCursor = 0;
+  /// Why the capture in progress holds addresses that cannot be re-bound
+  /// (an extern registered with GP_RT_EXTERN_FIXED_ADDRESSES), if it does.
+  std::string fixedReason;
+  /// cuda: the kernels the capture in progress launched through
+  /// gpRtLaunchCudaKernel (others in the graph are a library's).
+  std::vector<void *> ownKernels;
   /// A library handle bound to this stream (cuBLAS), and how to release it.
   void *libraryHandle = nullptr;
   void (*releaseLibrary)(void *) = nullptr;
@@ -73,9 +94,20 @@ public:
                                 std::unique_ptr<Captured> &graph) = 0;
   virtual gpRtStatus instantiate(Captured &graph,
                                  std::unique_ptr<Executable> &exec) = 0;
-  /// Makes `exec` run `graph` when their topologies match.
+  /// Makes `exec` run `graph` when their topologies match (and, on cuda,
+  /// neither holds input addresses to re-bind).
   virtual gpRtStatus tryUpdate(Executable &exec, Captured &graph,
                                bool &updated) = 0;
+  /// Fills `graph`'s sites, fixed reason and alignment keys for the
+  /// partition's `inputs` at capture.
+  virtual gpRtStatus
+  findInputAddresses(Captured &graph,
+                     const std::vector<InputRange> &inputs) = 0;
+  /// Points `exec`'s sites at `inputs` (where exec.bound differs) and
+  /// records them as bound; adds the words written to `written`.
+  virtual gpRtStatus rebind(Executable &exec,
+                            const std::vector<InputRange> &inputs,
+                            int64_t &written) = 0;
   virtual gpRtStatus launch(Executable &exec, gpRtStream &stream) = 0;
   virtual gpRtStatus synchronize(gpRtStream &stream) = 0;
 };

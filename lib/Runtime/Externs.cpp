@@ -21,6 +21,8 @@ namespace {
 struct Extern {
   gpRtExternFn fn;
   bool capturable;
+  /// What it captures holds addresses the runtime cannot re-bind.
+  bool fixedAddresses = false;
 };
 
 struct Registry {
@@ -40,8 +42,7 @@ struct Cublas {
   int (*destroy)(Handle) = nullptr;
   int (*setStream)(Handle, void *) = nullptr;
   int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
-               int, const float *, int, const float *, float *,
-               int) = nullptr;
+               int, const float *, int, const float *, float *, int) = nullptr;
 
   static gpRtStatus get(const Cublas *&result) {
     static Cublas cublas;
@@ -49,8 +50,8 @@ struct Cublas {
     static std::once_flag once;
     std::call_once(once, [] {
       void *library = nullptr;
-      for (const char *name : {"libcublas.so.13", "libcublas.so.12",
-                               "libcublas.so"})
+      for (const char *name :
+           {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
         if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
           break;
       if (!library) {
@@ -167,9 +168,7 @@ gpRtStatus atenMm(gpRtStream *stream, void **args, int32_t numArgs) {
 /// Registers the built-ins once.
 void ensureBuiltins() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    registry().externs["aten::mm"] = {atenMm, true};
-  });
+  std::call_once(once, [] { registry().externs["aten::mm"] = {atenMm, true}; });
 }
 
 /// The extern for `name`: an exact match, else `ns::op` for `ns::op.overload`.
@@ -189,13 +188,22 @@ const Extern *lookup(const std::string &name) {
 extern "C" {
 
 GP_RT_EXPORT gpRtStatus gpRtRegisterExtern(const char *name, gpRtExternFn fn,
-                                           int32_t capturable) {
+                                           int32_t flags) {
   if (!name || !*name || !fn)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtRegisterExtern: empty name or null function");
+  constexpr int32_t known =
+      GP_RT_EXTERN_CAPTURABLE | GP_RT_EXTERN_FIXED_ADDRESSES;
+  if (flags & ~known)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtRegisterExtern: extern '") + name +
+                    "': unknown flags " + std::to_string(flags & ~known) +
+                    " (known: GP_RT_EXTERN_CAPTURABLE = 1, "
+                    "GP_RT_EXTERN_FIXED_ADDRESSES = 2)");
   ensureBuiltins();
   std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().externs[name] = {fn, capturable != 0};
+  registry().externs[name] = {fn, (flags & GP_RT_EXTERN_CAPTURABLE) != 0,
+                              (flags & GP_RT_EXTERN_FIXED_ADDRESSES) != 0};
   return GP_RT_SUCCESS;
 }
 
@@ -221,8 +229,7 @@ GP_RT_EXPORT gpRtStatus gpRtLoadExternLibrary(const char *path) {
 GP_RT_EXPORT gpRtStatus gpRtCallExtern(gpRtStream *stream, const char *name,
                                        void **args, const int64_t *argSizes,
                                        int32_t numArgs) {
-  if (!stream || !name || numArgs < 0 ||
-      (numArgs > 0 && (!args || !argSizes)))
+  if (!stream || !name || numArgs < 0 || (numArgs > 0 && (!args || !argSizes)))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtCallExtern: null stream, name or arguments");
   if (!streamOnThisThread(stream))
@@ -243,6 +250,10 @@ GP_RT_EXPORT gpRtStatus gpRtCallExtern(gpRtStream *stream, const char *name,
       return fail(GP_RT_ERROR_NOT_CAPTURED,
                   std::string("extern '") + name +
                       "' cannot run inside a captured graph");
+    if (found.fixedAddresses)
+      markFixedAddresses(stream, std::string("extern '") + name +
+                                     "' was registered with "
+                                     "GP_RT_EXTERN_FIXED_ADDRESSES");
     if (streamBackend(stream) == GP_RT_BACKEND_HOST)
       return recordHostExtern(stream, found.fn, args, argSizes, numArgs);
   }

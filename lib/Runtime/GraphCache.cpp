@@ -1,11 +1,12 @@
 //===- GraphCache.cpp - a partition's graphs per shape key ----------------===//
 //
 // Owns what a thread keeps per partition: shape keys and the warm-up runs
-// they had, one executable per recorded key (shape and input addresses) in
-// a bounded cache with least-recently-used eviction (an evicted executable
-// is updated in place for the new key when the topology matches), and the
-// decision, per run, between an eager run, a warm-up, a capture and a
-// replay.
+// they had, one executable per recorded key (shape and placement of the
+// inputs) in a bounded cache with least-recently-used eviction (an evicted
+// executable is updated in place for the new key when the topology
+// matches), the decision, per run, between an eager run, a warm-up, a
+// capture and a replay, and re-binding a replayed executable to inputs
+// that moved.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,10 +78,73 @@ makeExecutable(gpRtProgram &program, Device &device, gpRtStream &stream,
   return GP_RT_SUCCESS;
 }
 
+/// Keeps what a capture found about its inputs: a graph holding addresses
+/// that cannot be re-bound makes the partition keyed by input addresses
+/// from now on (said once), library kernels key their inputs' alignment.
+template <typename Note>
+static void recordBindings(gpRtProgram &program, int32_t partition,
+                           PartitionState &state, const Captured &graph,
+                           const std::vector<BindingSite> &resultSites,
+                           const Note &note) {
+  size_t numInputs = state.inputs.size();
+  if (!graph.fixedReason.empty() && state.fixedReason.empty()) {
+    state.fixedReason = graph.fixedReason;
+    std::string message =
+        program.name + ": partition " + std::to_string(partition) +
+        " keeps graphs per input address: " + state.fixedReason;
+    if (logEnabled(GP_RT_LOG_PARTITIONS) || logEnabled(GP_RT_LOG_CUDAGRAPHS))
+      log(logEnabled(GP_RT_LOG_PARTITIONS) ? GP_RT_LOG_PARTITIONS
+                                           : GP_RT_LOG_CUDAGRAPHS,
+          message);
+  }
+  state.alignmentKeyed.resize(numInputs, false);
+  for (size_t i = 0; i < graph.alignmentKeyed.size() && i < numInputs; ++i)
+    if (graph.alignmentKeyed[i])
+      state.alignmentKeyed[i] = true;
+  state.siteCounts.assign(numInputs, {0, 0, 0});
+  for (const auto *sites : {&graph.sites, &resultSites})
+    for (const BindingSite &site : *sites)
+      ++state.siteCounts[site.input][static_cast<int>(site.kind)];
+  note("its graph holds input addresses in " +
+       std::to_string(graph.sites.size() + resultSites.size()) + " places");
+}
+
+/// Points a replayed key's executable and results at this run's inputs
+/// where they moved since the executable last ran.
+template <typename Note>
+static gpRtStatus rebindMovedInputs(gpRtProgram &program, Device &device,
+                                    PartitionState &state, KeyState &key,
+                                    const Note &note) {
+  Executable &exec = *key.executable;
+  bool moved = false;
+  for (size_t i = 0; i < state.inputs.size(); ++i)
+    moved |= exec.bound[i] != state.inputs[i].base;
+  if (!moved)
+    return GP_RT_SUCCESS;
+  int64_t written = 0;
+  for (const BindingSite &site : key.resultSites) {
+    uintptr_t base = state.inputs[site.input].base;
+    if (base == exec.bound[site.input])
+      continue;
+    writeWord(key.results.data(), site.byteOffset, base + site.distance);
+    ++written;
+  }
+  if (gpRtStatus status = device.rebind(exec, state.inputs, written))
+    return status;
+  if (written > 0) {
+    std::lock_guard<std::mutex> lock(program.mutex);
+    ++program.stats.rebinds;
+    program.stats.reboundSites += written;
+  }
+  note("re-bound " + std::to_string(written) + " addresses to moved inputs");
+  return GP_RT_SUCCESS;
+}
+
 gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
                                 const int64_t *shapeKey, gpRtPartitionBody body,
                                 void *userData, void *results,
-                                int64_t resultBytes, void *const *inputs,
+                                int64_t resultBytes,
+                                const gpRtPartitionInput *inputs,
                                 int32_t numInputs) {
   const gpRtPartitionInfo &info = program.partitions[partition];
   std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
@@ -139,8 +203,16 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
   if (!program.policy.inCaptureSizes(key))
     return runEagerly("shape not in the capture sizes");
 
-  auto found = state.keys.find(
-      GraphKeyView{key, inputs, static_cast<size_t>(numInputs)});
+  state.inputs.resize(numInputs);
+  for (int32_t i = 0; i < numInputs; ++i)
+    state.inputs[i] = {reinterpret_cast<uintptr_t>(inputs[i].base),
+                       inputs[i].bytes};
+  auto place = [&] {
+    placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
+                 state.placement);
+  };
+  place();
+  auto found = state.keys.find(GraphKeyView{key, state.placement});
   if (found == state.keys.end()) {
     ShapeState &shape = state.shapes[key];
     if (!shape.captureFault.empty())
@@ -163,6 +235,8 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       if (gpRtStatus status = pool->allocate(shape.poolPlan.total, pointer))
         return status;
     }
+    stream.fixedReason.clear();
+    stream.ownKernels.clear();
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
     stream.pool = pool.get();
@@ -190,7 +264,17 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       return runEagerly("its capture failed: " + shape.captureFault);
     }
     program.count(&gpRtStats::captures);
-    note(shape.captured ? "captured for new input addresses" : "captured");
+    note(shape.captured ? "captured for another placement of its inputs"
+                        : "captured");
+    // Where the graph and the results hold input addresses, so that runs
+    // with inputs elsewhere re-bind them rather than capture again.
+    if (gpRtStatus status = device.findInputAddresses(*graph, state.inputs))
+      return status;
+    std::vector<BindingSite> resultSites;
+    findSites(results, resultBytes > 0 ? resultBytes : 0, state.inputs,
+              SiteKind::ResultWord, 0, 0, resultSites);
+    recordBindings(program, partition, state, *graph, resultSites, note);
+    place();
     bool newShape = !shape.captured;
     shape.captured = true;
     if (newShape && ++state.recordedShapes > program.policy.shapeWarningLimit) {
@@ -207,21 +291,26 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
             makeExecutable(program, device, stream, state, *graph, executable,
                            [&](const char *what) { note(what); }))
       return status;
+    executable->sites = std::move(graph->sites);
+    executable->bound.resize(numInputs);
+    for (int32_t i = 0; i < numInputs; ++i)
+      executable->bound[i] = state.inputs[i].base;
     graph.reset(); // The executable is all a replay needs.
-    found = state.keys
-                .emplace(GraphKey{key, std::vector<void *>(inputs,
-                                                           inputs + numInputs)},
-                         KeyState())
-                .first;
+    found =
+        state.keys.emplace(GraphKey{key, state.placement}, KeyState()).first;
     KeyState &made = found->second;
     made.executable = std::move(executable);
     made.pool = std::move(pool);
     const uint8_t *written = static_cast<const uint8_t *>(results);
     made.results.assign(written, written + resultBytes);
+    made.resultSites = std::move(resultSites);
   }
 
   KeyState &keyState = found->second;
   keyState.lastUse = ++state.uses;
+  if (gpRtStatus status =
+          rebindMovedInputs(program, device, state, keyState, note))
+    return status;
   if (gpRtStatus status = device.launch(*keyState.executable, stream))
     return status;
   if (resultBytes > 0 &&
@@ -239,4 +328,47 @@ void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
       for (auto &block : keyState.pool->blocks)
         stats.poolBytes += block.second;
   }
+}
+
+std::string gp::rt::describeBindings(gpRtProgram &program) {
+  ThreadContext *context = nullptr;
+  if (program.context(context) != GP_RT_SUCCESS)
+    return "";
+  auto inside = [](uintptr_t address, void *base, int64_t bytes) {
+    auto start = reinterpret_cast<uintptr_t>(base);
+    return base && address >= start &&
+           address - start < static_cast<uint64_t>(bytes);
+  };
+  std::ostringstream os;
+  for (size_t p = 0; p < context->partitions.size(); ++p) {
+    const PartitionState &state = context->partitions[p];
+    if (state.keys.empty())
+      continue; // Nothing captured: nothing bound.
+    for (size_t i = 0; i < state.inputs.size(); ++i) {
+      std::array<int64_t, 3> counts = {0, 0, 0};
+      if (i < state.siteCounts.size())
+        counts = state.siteCounts[i];
+      os << "partition " << p << " input " << i << ": ";
+      uintptr_t base = state.inputs[i].base;
+      if (inside(base, context->arena, context->arenaBytes) ||
+          inside(base, context->hostArena, context->hostArenaBytes))
+        os << "in the program's arena (never moves)";
+      else if (state.inputs[i].bytes < 0)
+        os << "keyed by address (how far it reaches is unknown)";
+      else if (!state.fixedReason.empty())
+        os << "keyed by address (" << state.fixedReason << ")";
+      else if (counts[0] + counts[1] + counts[2] == 0)
+        os << "not held by the graph";
+      else {
+        os << "re-bound in place (" << counts[0] << " kernel parameters, "
+           << counts[1] << " copy/memset addresses, " << counts[2]
+           << " result words)";
+        if (i < state.alignmentKeyed.size() && state.alignmentKeyed[i])
+          os << "; read by a library kernel: re-bound within its 256-byte "
+                "alignment class";
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
 }

@@ -6,6 +6,7 @@
 #include "Device.h"
 #include "Memory.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,18 +29,17 @@ struct ShapeState {
   std::string captureFault;
 };
 
-/// A graph is recorded for a shape key and the addresses of the partition's
-/// input buffers, which the graph bakes in: inputs at other addresses get
-/// a graph of their own.
+/// A graph is recorded for a shape key and a placement of the partition's
+/// inputs (Binding.h: which overlap, and addresses only where they cannot
+/// be re-bound); inputs elsewhere re-bind the graph instead.
 struct GraphKey {
   std::vector<int64_t> shape;
-  std::vector<void *> inputs;
+  std::vector<int64_t> placement;
 };
-/// A key as a replay sees it, looked up without copying.
+/// A key as a run sees it, looked up without copying.
 struct GraphKeyView {
   const std::vector<int64_t> &shape;
-  void *const *inputs;
-  size_t numInputs;
+  const std::vector<int64_t> &placement;
 };
 struct GraphKeyLess {
   using is_transparent = void;
@@ -47,17 +47,7 @@ struct GraphKeyLess {
   bool operator()(const A &a, const B &b) const {
     if (a.shape != b.shape)
       return a.shape < b.shape;
-    return std::lexicographical_compare(begin(a), end(a), begin(b), end(b));
-  }
-
-private:
-  static void *const *begin(const GraphKey &k) { return k.inputs.data(); }
-  static void *const *end(const GraphKey &k) {
-    return k.inputs.data() + k.inputs.size();
-  }
-  static void *const *begin(const GraphKeyView &k) { return k.inputs; }
-  static void *const *end(const GraphKeyView &k) {
-    return k.inputs + k.numInputs;
+    return a.placement < b.placement;
   }
 };
 
@@ -69,8 +59,9 @@ struct KeyState {
   std::unique_ptr<DynamicMemory> pool;
   std::unique_ptr<Executable> executable;
   /// What the capture's body handed back to its caller, written back on
-  /// every replay.
+  /// every replay, and its words that hold input addresses.
   std::vector<uint8_t> results;
+  std::vector<BindingSite> resultSites;
   int64_t lastUse = 0;
 };
 
@@ -82,6 +73,16 @@ struct PartitionState {
   std::map<GraphKey, KeyState, GraphKeyLess> keys;
   int64_t recordedShapes = 0;
   int64_t uses = 0;
+  /// Why the partition's graphs hold addresses that cannot be re-bound:
+  /// its keys then include every input address.
+  std::string fixedReason;
+  /// Inputs a library kernel reads: keys include their alignment class.
+  std::vector<bool> alignmentKeyed;
+  /// The last run's inputs, and its key's placement part.
+  std::vector<InputRange> inputs;
+  std::vector<int64_t> placement;
+  /// Per input, the sites of each kind the last capture found.
+  std::vector<std::array<int64_t, 3>> siteCounts;
   /// Memory for run-time sizes of the last eager or warm-up run: its
   /// buffers may outlive the body (partition outputs), so it is kept until
   /// the partition runs eagerly again on this thread.
@@ -94,7 +95,11 @@ struct PartitionState {
 gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
                         const int64_t *shapeKey, gpRtPartitionBody body,
                         void *userData, void *results, int64_t resultBytes,
-                        void *const *inputs, int32_t numInputs);
+                        const gpRtPartitionInput *inputs, int32_t numInputs);
+
+/// One line per partition input the calling thread's graphs hold: how it
+/// is bound (re-bound, keyed by address and why, in the arena).
+std::string describeBindings(gpRtProgram &program);
 
 /// Adds a partition's live graphs and pool bytes to `stats`.
 void addGraphStats(const PartitionState &state, gpRtStats &stats);

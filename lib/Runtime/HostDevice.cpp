@@ -2,8 +2,9 @@
 //
 // Owns the host backend: a "graph" is the list of launches (host kernels and
 // extern calls) a partition body issued while recording, with copies of
-// their parameter values; replay calls them in order. Work runs at once
-// when nothing is recorded.
+// their parameter values; replay calls them in order, and re-binding to
+// moved inputs rewrites the copies. Work runs at once when nothing is
+// recorded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,7 +103,37 @@ public:
   gpRtStatus endCapture(gpRtStream &stream,
                         std::unique_ptr<Captured> &graph) override {
     stream.recording = nullptr;
+    pending->fixedReason = std::move(stream.fixedReason);
+    stream.fixedReason.clear();
     graph = std::move(pending);
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus
+  findInputAddresses(Captured &graph,
+                     const std::vector<InputRange> &inputs) override {
+    auto &host = static_cast<HostGraph &>(graph);
+    for (size_t i = 0; i < host.launches.size(); ++i) {
+      const HostLaunch &launch = host.launches[i];
+      for (size_t p = 0; p < launch.params.size(); ++p)
+        findSites(launch.params[p].data(), launch.params[p].size(), inputs,
+                  SiteKind::KernelParameter, static_cast<uint32_t>(i),
+                  static_cast<uint32_t>(p), graph.sites);
+    }
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,
+                    int64_t &written) override {
+    auto &host = static_cast<HostExecutable &>(exec);
+    for (const BindingSite &site : exec.sites) {
+      uintptr_t base = inputs[site.input].base;
+      if (base == exec.bound[site.input])
+        continue;
+      writeWord(host.graph.launches[site.node].params[site.field].data(),
+                site.byteOffset, base + site.distance);
+      ++written;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      exec.bound[i] = inputs[i].base;
     return GP_RT_SUCCESS;
   }
   gpRtStatus instantiate(Captured &graph,

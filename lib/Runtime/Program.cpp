@@ -26,11 +26,11 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
                                           gpRtProgram **program) {
   if (!info || !program || (info->numPartitions > 0 && !info->partitions) ||
       info->numPartitions < 0 || info->arenaBytes < 0 ||
-      info->hostArenaBytes < 0 ||
-      info->numGenerators < 0)
+      info->hostArenaBytes < 0 || info->numGenerators < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: missing or negative program description");
-  if (info->arenaBytes > kMaxBlockBytes || info->hostArenaBytes > kMaxBlockBytes)
+  if (info->arenaBytes > kMaxBlockBytes ||
+      info->hostArenaBytes > kMaxBlockBytes)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: an arena of more than 2^56 bytes");
   if (backend != GP_RT_BACKEND_HOST && backend != GP_RT_BACKEND_CUDA)
@@ -70,10 +70,10 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
     if (gpRtStatus status = driver->check(
             driver->cuDeviceGet(&result->cuDevice, device), "cuDeviceGet"))
       return status;
-    if (gpRtStatus status = driver->check(
-            driver->cuDevicePrimaryCtxRetain(&result->cuContext,
-                                             result->cuDevice),
-            "cuDevicePrimaryCtxRetain"))
+    if (gpRtStatus status =
+            driver->check(driver->cuDevicePrimaryCtxRetain(&result->cuContext,
+                                                           result->cuDevice),
+                          "cuDevicePrimaryCtxRetain"))
       return status;
     result->driver = driver;
   }
@@ -94,8 +94,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
     for (size_t i = 0; i < result->partitions.size(); ++i)
       if (!result->partitions[i].capturable)
         log(GP_RT_LOG_PARTITIONS, result->name + ": partition " +
-                                      std::to_string(i) + " is eager: " +
-                                      result->reasons[i]);
+                                      std::to_string(i) +
+                                      " is eager: " + result->reasons[i]);
   }
   ++liveCounts().programs;
   *program = result.release();
@@ -137,7 +137,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
   program->policy.captureSizes.clear();
   for (int32_t i = 0; i < numKeys; ++i)
     program->policy.captureSizes.emplace_back(keys + i * keyLength,
-                                       keys + (i + 1) * keyLength);
+                                              keys + (i + 1) * keyLength);
   program->policy.captureKeyLength = keyLength;
   program->policy.hasCaptureSizes = true;
   program->policy.warnAboutKeyLengths(program->name, program->partitions);
@@ -203,8 +203,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
   return GP_RT_SUCCESS;
 }
 
-GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program,
-                                            int64_t bytes, void **pointer) {
+GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program, int64_t bytes,
+                                            void **pointer) {
   if (!program || !pointer || bytes < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramAllocate: null or negative size");
@@ -246,9 +246,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
 }
 
 /// Copies between host and program memory, in either direction.
-static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
-                              const void *src, int64_t bytes, bool toProgram,
-                              const char *what) {
+static gpRtStatus copyProgram(gpRtProgram *program, void *dst, const void *src,
+                              int64_t bytes, bool toProgram, const char *what) {
   if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) + ": null pointer or negative size");
@@ -268,11 +267,11 @@ static gpRtStatus copyProgram(gpRtProgram *program, void *dst,
     return reinterpret_cast<CudaDriver::DevicePtr>(pointer);
   };
   if (gpRtStatus status =
-          toProgram ? driver->check(driver->cuMemcpyHtoDAsync(
-                                        device(dst), src, bytes, stream),
+          toProgram ? driver->check(driver->cuMemcpyHtoDAsync(device(dst), src,
+                                                              bytes, stream),
                                     "cuMemcpyHtoDAsync")
-                    : driver->check(driver->cuMemcpyDtoHAsync(
-                                        dst, device(src), bytes, stream),
+                    : driver->check(driver->cuMemcpyDtoHAsync(dst, device(src),
+                                                              bytes, stream),
                                     "cuMemcpyDtoHAsync"))
     return status;
   // The caller may reuse or read host memory on return.
@@ -372,9 +371,8 @@ GP_RT_EXPORT gpRtStatus gpRtCudaLoadModule(gpRtProgram *program,
   return GP_RT_SUCCESS;
 }
 
-GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program,
-                                            void *module, const char *name,
-                                            void **function) {
+GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program, void *module,
+                                            const char *name, void **function) {
   if (!program || !module || !name || !function)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaGetFunction: null");
   if (!program->driver)
@@ -429,8 +427,8 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartition(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     gpRtProgram *program, int32_t partition, const int64_t *shapeKey,
-    gpRtPartitionBody body, void *userData, void *results,
-    int64_t resultBytes, void *const *inputs, int32_t numInputs) {
+    gpRtPartitionBody body, void *userData, void *results, int64_t resultBytes,
+    const gpRtPartitionInput *inputs, int32_t numInputs) {
   if (!program || !body)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtRunPartition: null program or body");
@@ -445,11 +443,29 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
                     " in " + program->name);
   const gpRtPartitionInfo &info = program->partitions[partition];
   if (info.numShapeSymbols > 0 && !shapeKey)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtRunPartition: partition " + std::to_string(partition) +
-                    " needs a shape key");
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRunPartition: partition " +
+                                                  std::to_string(partition) +
+                                                  " needs a shape key");
+  for (int32_t i = 0; i < numInputs; ++i)
+    if (inputs[i].bytes < -1)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtRunPartition: input " + std::to_string(i) +
+                      " reaches a negative number of bytes");
   return runPartition(*program, partition, shapeKey, body, userData, results,
                       resultBytes, inputs, numInputs);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
+                                                    const char **report) {
+  if (!program || !report)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramGetBindingReport: null");
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program->context(context))
+    return status;
+  context->bindingReport = describeBindings(*program);
+  *report = context->bindingReport.c_str();
+  return GP_RT_SUCCESS;
 }
 
 GP_RT_EXPORT gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
@@ -489,18 +505,18 @@ GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,
   return GP_RT_SUCCESS;
 }
 
-GP_RT_EXPORT gpRtStatus gpRtRngForward(gpRtProgram *program,
-                                       int32_t generator, uint64_t *seed,
-                                       uint64_t *offset, int64_t *invocation) {
+GP_RT_EXPORT gpRtStatus gpRtRngForward(gpRtProgram *program, int32_t generator,
+                                       uint64_t *seed, uint64_t *offset,
+                                       int64_t *invocation) {
   if (!program || !seed || !offset || !invocation)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngForward: null");
   std::lock_guard<std::mutex> lock(program->mutex);
   return program->rng.forward(generator, *seed, *offset, *invocation);
 }
 
-GP_RT_EXPORT gpRtStatus gpRtRngBackward(gpRtProgram *program,
-                                        int32_t generator, int64_t invocation,
-                                        uint64_t *seed, uint64_t *offset) {
+GP_RT_EXPORT gpRtStatus gpRtRngBackward(gpRtProgram *program, int32_t generator,
+                                        int64_t invocation, uint64_t *seed,
+                                        uint64_t *offset) {
   if (!program || !seed || !offset)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngBackward: null");
   std::lock_guard<std::mutex> lock(program->mutex);

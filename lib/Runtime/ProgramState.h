@@ -29,6 +29,8 @@ struct ThreadContext {
   void *hostArena = nullptr;
   int64_t hostArenaBytes = 0;
   std::vector<PartitionState> partitions;
+  /// gpRtProgramGetBindingReport's text, kept for its caller.
+  std::string bindingReport;
 
   ThreadContext() = default;
   ThreadContext(const ThreadContext &) = delete;

@@ -29,6 +29,9 @@ void *streamCudaHandle(gpRtStream *stream);
 /// stream through `release`.
 void *&streamLibraryHandle(gpRtStream *stream);
 void setStreamLibraryRelease(gpRtStream *stream, void (*release)(void *));
+/// Notes that the capture in progress on `stream` holds addresses the
+/// runtime cannot re-bind, and why (the first reason is kept).
+void markFixedAddresses(gpRtStream *stream, std::string reason);
 /// Host backend: records `fn(stream, copies of args)` into the graph being
 /// captured on `stream`.
 gpRtStatus recordHostExtern(gpRtStream *stream, gpRtExternFn fn, void **args,

@@ -32,6 +32,10 @@ void *gp::rt::streamCudaHandle(gpRtStream *stream) { return stream->cuStream; }
 void *&gp::rt::streamLibraryHandle(gpRtStream *stream) {
   return stream->libraryHandle;
 }
+void gp::rt::markFixedAddresses(gpRtStream *stream, std::string reason) {
+  if (stream->fixedReason.empty())
+    stream->fixedReason = std::move(reason);
+}
 void gp::rt::setStreamLibraryRelease(gpRtStream *stream,
                                      void (*release)(void *)) {
   stream->releaseLibrary = release;
@@ -175,6 +179,10 @@ GP_RT_EXPORT gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
   const CudaDriver *driver = nullptr;
   if (gpRtStatus status = CudaDriver::get(driver))
     return status;
+  // Kernels compiled into the program take any alignment; whatever else a
+  // capture holds is a library's (see Device.h, alignmentKeyed).
+  if (stream->capturing)
+    stream->ownKernels.push_back(function);
   return driver->check(
       driver->cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
                              block[1], block[2], sharedBytes, stream->cuStream,

@@ -250,8 +250,8 @@ void printEntries(gpRtArtifact *artifact) {
       std::string dynamic;
       for (int32_t d = 0; d < info.args[i].rank; ++d)
         if (info.args[i].isBuffer && info.args[i].shape[d] < 0)
-          dynamic += (dynamic.empty() ? " dynamic-dims=" : ",") +
-                     std::to_string(d);
+          dynamic +=
+              (dynamic.empty() ? " dynamic-dims=" : ",") + std::to_string(d);
       std::printf("arg %s%s\n", describe(info.args[i], true).c_str(),
                   dynamic.c_str());
     }
@@ -285,7 +285,7 @@ void printReport(const Session &run, gpRtBackend backend,
   std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);
   std::printf("captures: %lld  replays: %lld  updates: %lld  "
               "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
-              "shape warnings: %lld  evictions: %lld\n",
+              "shape warnings: %lld  evictions: %lld  rebinds: %lld\n",
               static_cast<long long>(stats.captures),
               static_cast<long long>(stats.replays),
               static_cast<long long>(stats.updates),
@@ -293,7 +293,20 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(stats.eagerRuns),
               static_cast<long long>(stats.warmupRuns),
               static_cast<long long>(stats.shapeWarnings),
-              static_cast<long long>(stats.evictions));
+              static_cast<long long>(stats.evictions),
+              static_cast<long long>(stats.rebinds));
+  if (options.printPartitions) {
+    // How each captured partition's graphs follow the inputs they hold.
+    const char *bindings = nullptr;
+    check(gpRtProgramGetBindingReport(run.program, &bindings), "bindings");
+    std::printf("input bindings:\n");
+    for (const char *line = bindings; *line;) {
+      const char *end = std::strchr(line, '\n');
+      size_t length = end ? end - line : std::strlen(line);
+      std::printf("  %.*s\n", static_cast<int>(length), line);
+      line += length + (end ? 1 : 0);
+    }
+  }
   int64_t deviceArena = 0, hostArena = 0;
   check(gpRtArtifactGetArenaBytes(run.artifact, &deviceArena, &hostArena),
         "arena bytes");
@@ -417,13 +430,13 @@ int gp::run::runProgram(const RunOptions &options) {
       if (s == 0)
         results = got; // The original inputs' results are the reported ones.
       std::string what = "check: step " + std::to_string(s + 1) + " (" +
-                         (s == 0 ? "the given inputs"
+                         (s == 0  ? "the given inputs"
                           : moved ? "fresh values at new addresses"
                                   : "fresh values") +
                          ")";
-      if (int64_t mismatches = compare(got, expected, options.rtol,
-                                       options.atol, what, "captured",
-                                       "eager")) {
+      if (int64_t mismatches =
+              compare(got, expected, options.rtol, options.atol, what,
+                      "captured", "eager")) {
         std::printf("%s: %lld element(s) differ from the eager run\n",
                     what.c_str(), static_cast<long long>(mismatches));
         ++failed;
@@ -460,8 +473,7 @@ int gp::run::runProgram(const RunOptions &options) {
                   static_cast<long long>(mismatches));
       status = 1;
     } else {
-      std::printf("expected output: ok: %zu result(s) match\n",
-                  results.size());
+      std::printf("expected output: ok: %zu result(s) match\n", results.size());
     }
   }
 

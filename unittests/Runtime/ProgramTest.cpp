@@ -264,8 +264,9 @@ TEST_F(ProgramTest, GraphCacheCapacityFromEnvironment) {
     EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &rejected),
               GP_RT_ERROR_INVALID_ARGUMENT)
         << bad;
-    EXPECT_NE(std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CACHE_CAPACITY"),
-              std::string::npos);
+    EXPECT_NE(
+        std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CACHE_CAPACITY"),
+        std::string::npos);
   }
   unsetenv("GP_CUDAGRAPH_CACHE_CAPACITY");
 }
@@ -312,8 +313,9 @@ TEST_F(ProgramTest, MalformedCaptureSizesAreRejected) {
     EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &program),
               GP_RT_ERROR_INVALID_ARGUMENT)
         << bad;
-    EXPECT_NE(std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CAPTURE_SIZES"),
-              std::string::npos);
+    EXPECT_NE(
+        std::string(gpRtGetLastError()).find("GP_CUDAGRAPH_CAPTURE_SIZES"),
+        std::string::npos);
   }
 }
 
@@ -397,10 +399,10 @@ TEST_F(ProgramTest, OrErrorEnvironmentWords) {
     bool orError;
     int warnings;
   };
-  for (Case c : {Case{"false", false, 0}, Case{"OFF", false, 0},
-                 Case{"0", false, 0}, Case{"no", false, 0},
-                 Case{"true", true, 0}, Case{"on", true, 0},
-                 Case{"1", true, 0}, Case{"maybe", false, 1}}) {
+  for (Case c :
+       {Case{"false", false, 0}, Case{"OFF", false, 0}, Case{"0", false, 0},
+        Case{"no", false, 0}, Case{"true", true, 0}, Case{"on", true, 0},
+        Case{"1", true, 0}, Case{"maybe", false, 1}}) {
     setenv("GP_CUDAGRAPH_OR_ERROR", c.value, 1);
     logs.lines.clear();
     gpRtProgram *program = makeProgram();
@@ -509,9 +511,7 @@ TEST_F(ProgramTest, StreamsBelongToTheirThread) {
 }
 
 /// Fails the way a body that hits an error would.
-gpRtStatus failingBody(gpRtStream *, void *) {
-  return GP_RT_ERROR_BACKEND;
-}
+gpRtStatus failingBody(gpRtStream *, void *) { return GP_RT_ERROR_BACKEND; }
 
 // A failing body fails the run; a capture that fails leaves no graph, so
 // the next run captures again.
@@ -576,19 +576,15 @@ TEST_F(ProgramTest, RngForwardBackwardPairs) {
   };
   uint64_t seed0, offset0, seed1, offset1;
   int64_t inv0, inv1;
-  ASSERT_EQ(gpRtRngForward(program, 0, &seed0, &offset0, &inv0),
-            GP_RT_SUCCESS);
-  ASSERT_EQ(gpRtRngForward(program, 0, &seed1, &offset1, &inv1),
-            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRngForward(program, 0, &seed0, &offset0, &inv0), GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRngForward(program, 0, &seed1, &offset1, &inv1), GP_RT_SUCCESS);
   std::vector<float> fwd0 = draw(seed0, offset0), fwd1 = draw(seed1, offset1);
   EXPECT_NE(fwd0, fwd1); // Replays draw fresh numbers.
 
   uint64_t bseed, boffset;
-  ASSERT_EQ(gpRtRngBackward(program, 0, inv1, &bseed, &boffset),
-            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRngBackward(program, 0, inv1, &bseed, &boffset), GP_RT_SUCCESS);
   EXPECT_EQ(draw(bseed, boffset), fwd1);
-  ASSERT_EQ(gpRtRngBackward(program, 0, inv0, &bseed, &boffset),
-            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtRngBackward(program, 0, inv0, &bseed, &boffset), GP_RT_SUCCESS);
   EXPECT_EQ(draw(bseed, boffset), fwd0);
 
   // A backward without a pending forward is an error, not a guess.
@@ -694,12 +690,10 @@ TEST_F(ProgramTest, ErrorPaths) {
               GP_RT_SUCCESS);
     EXPECT_STRNE(gpRtGetLastError(), "");
   }
-  EXPECT_EQ(gpRtProgramCreate(&ok, GP_RT_BACKEND_HOST, 0, &out),
-            GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtProgramCreate(&ok, GP_RT_BACKEND_HOST, 0, &out), GP_RT_SUCCESS);
   // Host programs have no cuda modules.
   void *module = nullptr;
-  EXPECT_EQ(gpRtCudaLoadModule(out, "", &module),
-            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtCudaLoadModule(out, "", &module), GP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gpRtProgramDestroy(out), GP_RT_SUCCESS);
 }
 
@@ -772,8 +766,7 @@ TEST_F(ProgramTest, RuntimeSizedBuffersArePlannedPerShapeKey) {
   AllocatingBody other{5000, 9};
   int64_t key2 = 5000;
   for (int run = 0; run < 2; ++run)
-    ASSERT_EQ(gpRtRunPartition(program, 0, &key2, AllocatingBody::run,
-                               &other),
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key2, AllocatingBody::run, &other),
               GP_RT_SUCCESS);
   EXPECT_NE(other.buffer, captured);
   EXPECT_EQ(stats(program).poolBytes, 1024 + 5120);
@@ -815,7 +808,7 @@ TEST_F(ProgramTest, RuntimeSizedFreesShrinkPools) {
   ASSERT_EQ(gpRtRunPartition(program, 0, &key, FreeingBody::run, &body),
             GP_RT_SUCCESS) // capture + replay
       << gpRtGetLastError();
-  EXPECT_EQ(body.seen[0], body.seen[3]); // one slot of the pool
+  EXPECT_EQ(body.seen[0], body.seen[3]);     // one slot of the pool
   EXPECT_EQ(stats(program).poolBytes, 1024); // not 4 * 1024
   // Live at once: no overlap (an allocation while another is alive).
   struct TwoLive {
@@ -902,8 +895,7 @@ TEST_F(ProgramTest, RuntimeSizedBuffersNeedAWarmup) {
   ASSERT_EQ(gpRtProgramSetOrError(program, 1), GP_RT_SUCCESS);
   EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocatingBody::run, &body),
             GP_RT_ERROR_NOT_CAPTURED);
-  EXPECT_NE(std::string(gpRtGetLastError()).find("warm-up"),
-            std::string::npos);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("warm-up"), std::string::npos);
   void *pointer = nullptr;
   EXPECT_EQ(gpRtAllocate(nullptr, 8, &pointer), GP_RT_ERROR_INVALID_ARGUMENT);
 }
@@ -931,7 +923,7 @@ TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
   gpRtProgram *program = makeProgram();
   int64_t total = 0, slot = 0, key = 3;
   ResultBody body{{&total, 1}, 42, &slot};
-  void *input = &total;
+  gpRtPartitionInput input{&total, sizeof(total)};
   for (int run = 0; run < 4; ++run) {
     slot = -1;
     ASSERT_EQ(gpRtRunPartitionWithResults(program, 0, &key, ResultBody::run,
@@ -941,45 +933,6 @@ TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
     EXPECT_EQ(slot, 42) << "run " << run;
   }
   EXPECT_EQ(stats(program).replays, 3);
-}
-
-// Inputs at other addresses get a graph of their own (the old one bakes in
-// the old addresses); alternating between two keeps both, each with its own
-// executable, and replays without capturing again. Past the cache capacity
-// (8 here) the least recently used variant is dropped.
-TEST_F(ProgramTest, InputAddressVariants) {
-  gpRtProgram *program = makeProgram();
-  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 8), GP_RT_SUCCESS);
-  int64_t targets[10] = {0};
-  int64_t key = 2;
-  auto run = [&](int which) {
-    AddBody body{&targets[which], 1};
-    void *input = &targets[which];
-    return gpRtRunPartitionWithResults(program, 0, &key, AddBody::run, &body,
-                                       nullptr, 0, &input, 1);
-  };
-  for (int step = 0; step < 6; ++step)
-    ASSERT_EQ(run(step % 2), GP_RT_SUCCESS);
-  EXPECT_EQ(targets[0], 3);
-  EXPECT_EQ(targets[1], 3);
-  gpRtStats s = stats(program);
-  EXPECT_EQ(s.warmupRuns, 1); // The shape warms up once.
-  EXPECT_EQ(s.captures, 2);
-  EXPECT_EQ(s.instantiations, 2);
-  EXPECT_EQ(s.updates, 0);
-  EXPECT_EQ(s.replays, 5);
-  EXPECT_EQ(s.shapeWarnings, 0); // One shape, whatever the addresses.
-
-  for (int which = 2; which < 10; ++which)
-    ASSERT_EQ(run(which), GP_RT_SUCCESS);
-  EXPECT_EQ(stats(program).captures, 10);
-  // Target 0 was used least recently: its graph was dropped.
-  ASSERT_EQ(run(0), GP_RT_SUCCESS);
-  EXPECT_EQ(stats(program).captures, 11);
-  ASSERT_EQ(run(9), GP_RT_SUCCESS);
-  EXPECT_EQ(stats(program).captures, 11);
-  EXPECT_EQ(targets[0], 4);
-  EXPECT_EQ(targets[9], 2);
 }
 
 } // namespace

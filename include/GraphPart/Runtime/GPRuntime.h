@@ -113,14 +113,12 @@ gpRtStatus gpRtProgramSetWarmupRuns(gpRtProgram *program, int32_t runs);
 
 /* Only these shape keys are captured; others run eagerly. `keys` holds
  * numKeys keys of keyLength values each. numKeys < 0 lifts the list. */
-gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
-                                      const int64_t *keys, int32_t numKeys,
-                                      int32_t keyLength);
+gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program, const int64_t *keys,
+                                      int32_t numKeys, int32_t keyLength);
 
 /* Warn once a partition has recorded more than `limit` shapes (default 8),
  * then once per further new shape. */
-gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
-                                           int32_t limit);
+gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program, int32_t limit);
 
 /* Recorded shape keys (with their input addresses) each partition keeps
  * per thread, each with its own executable, so alternating keys replay
@@ -185,20 +183,45 @@ gpRtStatus gpRtFree(gpRtStream *stream, void *pointer);
  * cpu device. Always host memory. */
 gpRtStatus gpRtProgramHostArena(gpRtProgram *program, void **base);
 
+/* A buffer a partition reads or writes: `base` is the lowest address the
+ * partition reaches through it (its descriptor's aligned pointer once the
+ * offset is folded in) and `bytes` how far from `base` it reaches (0 for an
+ * empty buffer; -1 when unknown, which keys the partition's graphs by this
+ * input's address). */
+typedef struct gpRtPartitionInput {
+  void *base;
+  int64_t bytes;
+} gpRtPartitionInput;
+
 /* Like gpRtRunPartition, for compiled programs whose partition bodies hand
  * values (buffer descriptors, sizes) back to the caller:
  *  - `results` (resultBytes) is what the body writes for its caller. A
  *    replay does not run the body, so the runtime keeps the bytes the
  *    capture wrote, per shape key, and writes them back on every replay.
- *  - `inputs` are the addresses of the partition's input buffers. A graph
- *    bakes them in: when they differ from those at capture time, the key
- *    is re-captured (an in-place update where the topology allows) instead
- *    of replayed with stale addresses. */
+ *  - `inputs` are the partition's input buffers. A graph holds their
+ *    addresses; when a later run passes them elsewhere (a caller's fresh
+ *    tensors), the runtime re-binds the executable to the new addresses
+ *    before replaying it (kernel parameters, copy and memset nodes, the
+ *    results above), without capturing again. Graphs are kept per shape
+ *    key and per pattern of overlap between the inputs; a partition whose
+ *    capture holds an address the runtime cannot re-bind (an extern
+ *    registered with GP_RT_EXTERN_FIXED_ADDRESSES, say) keeps graphs per
+ *    input address instead, with the reason in the log and in
+ *    gpRtProgramGetBindingReport. */
 gpRtStatus gpRtRunPartitionWithResults(gpRtProgram *program, int32_t partition,
                                        const int64_t *shapeKey,
                                        gpRtPartitionBody body, void *userData,
                                        void *results, int64_t resultBytes,
-                                       void *const *inputs, int32_t numInputs);
+                                       const gpRtPartitionInput *inputs,
+                                       int32_t numInputs);
+
+/* How the calling thread's graphs of `program` bind their inputs, one line
+ * per partition input that a graph holds ("partition 0 input 1: re-bound
+ * (3 kernel parameters, 1 copy)", "... : keyed by address (extern 'x' ...)",
+ * "... : in the program's arena"), as text owned by the program, valid
+ * until the next call on it from this thread. */
+gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
+                                       const char **report);
 
 /* Where gpRtCopy's source and destination live. */
 typedef enum gpRtCopyKind {
@@ -218,8 +241,7 @@ gpRtStatus gpRtCopy(gpRtStream *stream, void *dst, const void *src,
 
 /* capture enabled (default 1); 0 runs every partition eagerly, as the
  * reference an eager run is checked against (counted as eager runs). */
-gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
-                                        int32_t enabled);
+gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program, int32_t enabled);
 
 /* Memory in the program's address space (device memory on the cuda
  * backend) for a caller's inputs, 256-byte aligned; not part of the pool. */
@@ -250,10 +272,10 @@ gpRtStatus gpRtProgramWrite(gpRtProgram *program, void *dst, const void *src,
                             int64_t bytes);
 /* Copies between host memory and the program's memory (device memory on
  * the cuda backend), waiting for the copy. */
-gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst,
-                             const void *src, int64_t bytes);
-gpRtStatus gpRtCopyFromProgram(gpRtProgram *program, void *dst,
-                               const void *src, int64_t bytes);
+gpRtStatus gpRtCopyToProgram(gpRtProgram *program, void *dst, const void *src,
+                             int64_t bytes);
+gpRtStatus gpRtCopyFromProgram(gpRtProgram *program, void *dst, const void *src,
+                               int64_t bytes);
 
 /* cuda backend: loads a module image (cubin or PTX, NUL-terminated for
  * PTX) into the program; modules are unloaded with the program. */
@@ -265,8 +287,7 @@ gpRtStatus gpRtCudaGetFunction(gpRtProgram *program, void *module,
 /* cuda backend: launches `function` on `stream` (recorded while
  * capturing). params[i] points to the i-th kernel parameter. */
 gpRtStatus gpRtLaunchCudaKernel(gpRtStream *stream, void *function,
-                                const uint32_t grid[3],
-                                const uint32_t block[3],
+                                const uint32_t grid[3], const uint32_t block[3],
                                 uint32_t sharedBytes, void **params);
 
 /* cuda backend: the kernel `name` of the module image `image`, loaded into
@@ -289,7 +310,7 @@ typedef struct gpRtMemRef {
 } gpRtMemRef;
 
 /* Bytes of a rank-`rank` descriptor. */
-#define GP_RT_MEMREF_BYTES(rank) \
+#define GP_RT_MEMREF_BYTES(rank)                                               \
   ((int64_t)sizeof(gpRtMemRef) + 2 * (int64_t)(rank) * (int64_t)sizeof(int64_t))
 
 /* An external op, bound by name to gp.fallback ops ("ns::op" or
@@ -299,10 +320,21 @@ typedef struct gpRtMemRef {
 typedef gpRtStatus (*gpRtExternFn)(gpRtStream *stream, void **args,
                                    int32_t numArgs);
 
-/* Registers `fn` under `name` (replacing an earlier one). `capturable`
- * says whether it may run while a graph is being captured. */
-gpRtStatus gpRtRegisterExtern(const char *name, gpRtExternFn fn,
-                              int32_t capturable);
+/* What gpRtRegisterExtern's `flags` may say of an extern. */
+enum {
+  /* It may run while a graph is being captured. */
+  GP_RT_EXTERN_CAPTURABLE = 1,
+  /* What it captures holds addresses the runtime cannot find and re-bind
+   * (pointers it keeps in device memory or in its own state): partitions
+   * that call it keep graphs per input address. */
+  GP_RT_EXTERN_FIXED_ADDRESSES = 2
+};
+
+/* Registers `fn` under `name` (replacing an earlier one); `flags` is a
+ * combination of the GP_RT_EXTERN_* values (1 alone, as before: a
+ * capturable extern whose captured work the runtime may re-bind to moved
+ * inputs). Unknown flags are an error. */
+gpRtStatus gpRtRegisterExtern(const char *name, gpRtExternFn fn, int32_t flags);
 
 /* Loads a shared library of user externs: it must export
  *   void gp_register_externs(gpRtStatus (*reg)(const char *, gpRtExternFn,
@@ -369,8 +401,8 @@ typedef struct gpRtValueInfo {
   int32_t isBuffer;        /* 1: a buffer (memref); 0: an index value */
   const char *elementType; /* "f32", "i64", "i1", ... (buffers) */
   int32_t rank;
-  const int64_t *shape;    /* rank sizes; -1 where dynamic */
-  const char *device;      /* "cuda:0", "cpu", "meta" (buffers) */
+  const int64_t *shape; /* rank sizes; -1 where dynamic */
+  const char *device;   /* "cuda:0", "cpu", "meta" (buffers) */
 } gpRtValueInfo;
 
 typedef struct gpRtEntryInfo {
@@ -413,8 +445,8 @@ gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
  * argument (a gpRtMemRef for buffers, an int64_t for index values);
  * results[i] to storage for the i-th result, filled in. Buffers returned
  * live in the program's memory until the entry runs again on this thread. */
-gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
-                            void **args, void **results);
+gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index, void **args,
+                            void **results);
 
 /* Keeping results. A buffer an entry returns lives in the program's memory
  * until the next call of that entry on the same thread, which writes there
@@ -444,10 +476,9 @@ gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact, int32_t index,
  * queued on the calling thread. In the overwrite debug mode it fails,
  * naming the output and the calls, when a later call of the entry has
  * overwritten the result. */
-gpRtStatus gpRtArtifactCopyResultToHost(gpRtArtifact *artifact,
-                                        int32_t index, int32_t result,
-                                        const void *descriptor, void *dst,
-                                        int64_t dstBytes);
+gpRtStatus gpRtArtifactCopyResultToHost(gpRtArtifact *artifact, int32_t index,
+                                        int32_t result, const void *descriptor,
+                                        void *dst, int64_t dstBytes);
 
 /* The overwrite debug mode (also GP_DEBUG_OVERWRITE=1 at load): each call's
  * buffer results in program memory are handed out in storage of their own,
@@ -464,18 +495,21 @@ gpRtStatus gpRtArtifactSetDebugOverwrite(gpRtArtifact *artifact,
 \*===------------------------------------------------------------------===*/
 
 typedef struct gpRtStats {
-  int64_t warmupRuns;      /* eager runs before a capture */
-  int64_t captures;        /* graphs recorded */
-  int64_t instantiations;  /* executables made */
-  int64_t updates;         /* executables updated in place */
-  int64_t replays;         /* graph launches */
-  int64_t eagerRuns;       /* runs never captured (eager partitions, sizes
-                              outside the capture list) */
-  int64_t shapeWarnings;   /* distinct-shape warnings issued */
-  int64_t liveGraphs;      /* graphs and executables held */
+  int64_t warmupRuns;     /* eager runs before a capture */
+  int64_t captures;       /* graphs recorded */
+  int64_t instantiations; /* executables made */
+  int64_t updates;        /* executables updated in place */
+  int64_t replays;        /* graph launches */
+  int64_t eagerRuns;      /* runs never captured (eager partitions, sizes
+                             outside the capture list) */
+  int64_t shapeWarnings;  /* distinct-shape warnings issued */
+  int64_t liveGraphs;     /* graphs and executables held */
   int64_t liveStreams;
-  int64_t poolBytes;       /* bytes held by the program's pool */
-  int64_t evictions;       /* keys evicted from full graph caches */
+  int64_t poolBytes;    /* bytes held by the program's pool */
+  int64_t evictions;    /* keys evicted from full graph caches */
+  int64_t rebinds;      /* replays that re-bound moved inputs first */
+  int64_t reboundSites; /* kernel parameters, copy and memset addresses
+                           and result words those re-bindings wrote */
 } gpRtStats;
 
 gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);

@@ -4,9 +4,10 @@
 // whose context array holds the program, the arenas, the result block and
 // the inputs. Its ops are lowered into that function one by one; lowering
 // its `gp.yield` stores the results, and then the entry point launches the
-// finished body with `gpRtRunPartitionWithResults` and reads the results
-// back. The launch waits for the body so that what the body declares comes
-// first in the module, as the artifact has always been laid out.
+// finished body with `gpRtRunPartitionWithResults`, passing what the body
+// can reach through each buffer input, and reads the results back. The
+// launch waits for the body so that what the body declares comes first in
+// the module, as the artifact has always been laid out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,10 +77,16 @@ struct PartitionOutlining : GPToRuntimePattern<PartitionOp> {
     lowered.deviceArena = slot(kContextDeviceArena);
     lowered.hostArena = slot(kContextHostArena);
     lowered.results = slot(kContextResults);
-    for (auto [index, argument] : llvm::enumerate(body.getArguments()))
-      rewriter.replaceAllUsesWith(
-          argument, rt.loadValue(loc, argument.getType(),
-                                 slot(kContextFirstInput + index)));
+    // A buffer's offset is folded into its pointers, so the graph holds
+    // the caller's address only as pointers the runtime can re-bind when
+    // the caller passes another buffer (see launch()).
+    for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
+      Value value = rt.loadValue(loc, argument.getType(),
+                                 slot(kContextFirstInput + index));
+      if (auto type = dyn_cast<MemRefType>(argument.getType()))
+        value = rt.foldOffsetIntoPointers(loc, type, value);
+      rewriter.replaceAllUsesWith(argument, value);
+    }
     // The partition stays (legal now) until its yield is lowered.
     state.started.insert(partition);
     rewriter.modifyOpInPlace(partition, [] {});
@@ -132,38 +139,42 @@ struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
     rt.store(loc, entry.hostArena,
              rt.gep(loc, ptrType, context, kContextHostArena));
     rt.store(loc, resultsBlock, rt.gep(loc, ptrType, context, kContextResults));
-    SmallVector<Value> shapeKey, inputAddresses;
+    SmallVector<Value> shapeKey;
+    SmallVector<std::pair<Value, Value>> inputRanges;
     for (auto [index, input] : llvm::enumerate(partition.getInputs())) {
       Value value = body.inputs[index];
       rt.store(loc, rt.spill(loc, value),
                rt.gep(loc, ptrType, context, kContextFirstInput + index));
       if (isa<IndexType>(input.getType()))
         shapeKey.push_back(rt.toStorage(loc, value));
-      else if (isa<MemRefType>(input.getType()))
-        inputAddresses.push_back(rt.elementPointer(loc, value));
+      else if (auto type = dyn_cast<MemRefType>(input.getType()))
+        inputRanges.push_back(rt.reachableRange(
+            loc, type, rt.foldOffsetIntoPointers(loc, type, value)));
     }
     Value key = rt.stackSlot(loc, rt.i64, std::max<size_t>(1, shapeKey.size()));
     for (auto [index, value] : llvm::enumerate(shapeKey))
       rt.store(loc, value, rt.gep(loc, rt.i64, key, index));
-    Value addresses =
-        rt.stackSlot(loc, ptrType, std::max<size_t>(1, inputAddresses.size()));
-    for (auto [index, value] : llvm::enumerate(inputAddresses))
-      rt.store(loc, value, rt.gep(loc, ptrType, addresses, index));
+    // gpRtPartitionInput {base, bytes} per buffer input.
+    Value inputs =
+        rt.stackSlot(loc, rt.i64, std::max<size_t>(1, 2 * inputRanges.size()));
+    for (auto [index, range] : llvm::enumerate(inputRanges)) {
+      rt.store(loc, range.first, rt.gep(loc, rt.i64, inputs, 2 * index));
+      rt.store(loc, range.second, rt.gep(loc, rt.i64, inputs, 2 * index + 1));
+    }
     rt.callChecked(loc, "gpRtRunPartitionWithResults",
                    {entry.program, rt.constI32(loc, body.globalId), key,
                     rt.functionAddress(loc, body.function), context,
-                    resultsBlock, rt.constI64(loc, body.resultBytes), addresses,
-                    rt.constI32(loc, inputAddresses.size())});
+                    resultsBlock, rt.constI64(loc, body.resultBytes), inputs,
+                    rt.constI32(loc, inputRanges.size())});
     // Checked mode: the partition's kernels report out-of-bounds accesses
     // in a flag; the call fails here, naming the kernel.
     if (auto flag = partition->getAttrOfType<IntegerAttr>("gp.bounds_flag")) {
       auto kernels = partition->getParentOp()->getAttrOfType<StringAttr>(
           "gp.bounds_kernels");
-      rt.callChecked(loc, "gpRtCheckBoundsFlag",
-                     {entry.program,
-                      rt.elementPointer(loc, body.inputs[flag.getInt()]),
-                      rt.stringAddress(loc, kernels ? kernels.getValue()
-                                                    : StringRef())});
+      rt.callChecked(
+          loc, "gpRtCheckBoundsFlag",
+          {entry.program, rt.elementPointer(loc, body.inputs[flag.getInt()]),
+           rt.stringAddress(loc, kernels ? kernels.getValue() : StringRef())});
     }
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(partition.getResults())) {

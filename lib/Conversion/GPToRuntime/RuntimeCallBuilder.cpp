@@ -251,3 +251,71 @@ Value RuntimeCallBuilder::byteSize(Location loc, Value buffer) {
   return LLVM::MulOp::create(builder, loc, elementCount(loc, buffer),
                              constI64(loc, elementBytes(type)));
 }
+
+/// The layout's static offset, or nullopt when the layout is not strided;
+/// a dynamic offset is reported as 0 (it is folded into the pointers).
+static std::optional<int64_t> normalizedOffset(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return std::nullopt;
+  return ShapedType::isDynamic(offset) ? 0 : offset;
+}
+
+Value RuntimeCallBuilder::foldOffsetIntoPointers(Location loc, MemRefType type,
+                                                 Value buffer) {
+  std::optional<int64_t> staticOffset = normalizedOffset(type);
+  if (!staticOffset)
+    return buffer;
+  Value desc = castTo(loc, descriptorType(type), buffer);
+  Value aligned =
+      LLVM::ExtractValueOp::create(builder, loc, desc, ArrayRef<int64_t>{1});
+  Value offset =
+      LLVM::ExtractValueOp::create(builder, loc, desc, ArrayRef<int64_t>{2});
+  Value shift =
+      LLVM::SubOp::create(builder, loc, offset, constI64(loc, *staticOffset));
+  Value shiftBytes = LLVM::MulOp::create(builder, loc, shift,
+                                         constI64(loc, elementBytes(type)));
+  Value base = gepDynamic(loc, i8, aligned, shiftBytes);
+  desc = LLVM::InsertValueOp::create(builder, loc, desc, base,
+                                     ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(builder, loc, desc, base,
+                                     ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(
+      builder, loc, desc, constI64(loc, *staticOffset), ArrayRef<int64_t>{2});
+  return castTo(loc, buffer.getType(), desc);
+}
+
+std::pair<Value, Value> RuntimeCallBuilder::reachableRange(Location loc,
+                                                           MemRefType type,
+                                                           Value buffer) {
+  Value desc = castTo(loc, descriptorType(type), buffer);
+  Value aligned =
+      LLVM::ExtractValueOp::create(builder, loc, desc, ArrayRef<int64_t>{1});
+  std::optional<int64_t> staticOffset = normalizedOffset(type);
+  if (!staticOffset)
+    return {aligned, constI64(loc, -1)};
+  // One past the furthest element: offset + 1 + sum((size - 1) * stride),
+  // or nothing at all when a size is 0.
+  Value zero = constI64(loc, 0), one = constI64(loc, 1);
+  Value last = constI64(loc, *staticOffset);
+  Value empty = LLVM::ConstantOp::create(builder, loc, builder.getI1Type(),
+                                         builder.getBoolAttr(false));
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    Value size = LLVM::ExtractValueOp::create(builder, loc, desc,
+                                              ArrayRef<int64_t>{3, i});
+    Value stride = LLVM::ExtractValueOp::create(builder, loc, desc,
+                                                ArrayRef<int64_t>{4, i});
+    Value steps = LLVM::SubOp::create(builder, loc, size, one);
+    last = LLVM::AddOp::create(
+        builder, loc, last, LLVM::MulOp::create(builder, loc, steps, stride));
+    Value isEmpty = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::sle,
+                                         size, zero);
+    empty = LLVM::OrOp::create(builder, loc, empty, isEmpty);
+  }
+  Value elements = LLVM::AddOp::create(builder, loc, last, one);
+  Value bytes = LLVM::MulOp::create(builder, loc, elements,
+                                    constI64(loc, elementBytes(type)));
+  bytes = LLVM::SelectOp::create(builder, loc, empty, zero, bytes);
+  return {aligned, bytes};
+}

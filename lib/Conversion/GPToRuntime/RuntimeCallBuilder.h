@@ -100,6 +100,21 @@ public:
   /// Number of elements of `buffer` as an i64.
   Value elementCount(Location loc, Value buffer);
   Value byteSize(Location loc, Value buffer);
+
+  /// `buffer` (a descriptor struct of `type`) with its dynamic offset
+  /// folded into its pointers: allocated = aligned = the address of element
+  /// `staticOffset`, offset = the layout's static offset (0 when dynamic).
+  /// A captured graph then holds the buffer's address only as pointers
+  /// into what `reachableRange` reports, so the runtime can re-bind it.
+  /// Layouts that are not strided are returned unchanged.
+  Value foldOffsetIntoPointers(Location loc, MemRefType type, Value buffer);
+  /// What a partition can reach through a buffer of `type` once
+  /// `foldOffsetIntoPointers` has been applied: the aligned pointer and the
+  /// bytes from it up to one past the last element (0 for an empty buffer,
+  /// -1 when the layout is not strided, which keeps the input's graphs keyed
+  /// by its address).
+  std::pair<Value, Value> reachableRange(Location loc, MemRefType type,
+                                         Value buffer);
 };
 
 } // namespace mlir::gp
