@@ -58,7 +58,9 @@ enum NodeType {
   kMemsetNode = 2,
   kEmptyNode = 5,
   kWaitEventNode = 6,
-  kRecordEventNode = 7
+  kRecordEventNode = 7,
+  kMemoryAllocationNode = 10,
+  kMemoryFreeNode = 11
 };
 enum MemoryType { kDeviceMemory = 2, kUnifiedMemory = 4 };
 
@@ -71,10 +73,6 @@ const char *nodeTypeName(int type) {
   case 8:
   case 9:
     return "external semaphore";
-  case 10:
-    return "memory allocation";
-  case 11:
-    return "memory free";
   case 12:
     return "batched memory operation";
   case 13:
@@ -239,6 +237,10 @@ public:
       case kEmptyNode:
       case kWaitEventNode:
       case kRecordEventNode:
+      // Memory the graph allocates and frees itself (cuBLAS's workspace,
+      // through cudaMallocAsync): never a caller's buffer.
+      case kMemoryAllocationNode:
+      case kMemoryFreeNode:
         break;
       default:
         if (graph.fixedReason.empty())

@@ -74,6 +74,9 @@ struct Call {
   int32_t entry = 0;
   gpRtEntryInfo info{};
   std::vector<Placed> args;
+  /// --rotate: the arguments placed again, once per further set; a step
+  /// uses `args` or one of these in turn.
+  std::vector<std::vector<Placed>> rotation;
   std::vector<std::vector<uint8_t>> results;
 };
 
@@ -85,6 +88,8 @@ struct Session {
   gpRtProgram *program = nullptr;
   bool cudaBackend = false;
   std::vector<Call> calls;
+  /// Steps run so far: with --rotate, which set of arguments is next.
+  int64_t turn = 0;
 
   void load(const std::string &path, gpRtBackend backend, int32_t device,
             const std::vector<std::string> &entryNames) {
@@ -143,6 +148,31 @@ struct Session {
       for (Placed &arg : args)
         release(program, arg);
   }
+  /// Places and uploads `sets - 1` more copies of the arguments, each at
+  /// addresses of its own, for steps to use in turn.
+  void placeRotation(int64_t sets, const std::vector<Input> &inputs) {
+    for (int64_t set = 1; set < sets; ++set) {
+      size_t next = 0;
+      for (Call &call : calls) {
+        std::vector<Placed> args;
+        for (int32_t i = 0; i < call.info.numArgs; ++i, ++next) {
+          args.push_back(gp::run::place(program, inputs[next],
+                                        call.info.args[i], cudaBackend));
+          gp::run::upload(program, args.back(), inputs[next]);
+        }
+        call.rotation.push_back(std::move(args));
+      }
+    }
+  }
+  void releaseRotation() {
+    for (Call &call : calls) {
+      for (std::vector<Placed> &args : call.rotation)
+        for (Placed &arg : args)
+          release(program, arg);
+      call.rotation.clear();
+    }
+    turn = 0;
+  }
   void upload(const std::vector<Input> &inputs) {
     size_t next = 0;
     for (Call &call : calls)
@@ -154,10 +184,11 @@ struct Session {
   /// call of the same entry reuses their memory), outside the timing.
   double step(std::vector<Array> *fetched = nullptr) {
     double micros = 0;
+    int64_t set = turn++ % static_cast<int64_t>(1 + calls[0].rotation.size());
     for (Call &call : calls) {
       auto start = std::chrono::steady_clock::now();
       std::vector<void *> argPointers, resultPointers;
-      for (Placed &arg : call.args)
+      for (Placed &arg : set == 0 ? call.args : call.rotation[set - 1])
         argPointers.push_back(arg.storage.data());
       for (auto &result : call.results)
         resultPointers.push_back(result.data());
@@ -176,6 +207,7 @@ struct Session {
     return micros;
   }
   ~Session() {
+    releaseRotation();
     for (Call &call : calls)
       for (Placed &arg : call.args)
         release(program, arg);
@@ -275,7 +307,8 @@ void printPartitions(gpRtArtifact *artifact) {
 }
 
 void printReport(const Session &run, gpRtBackend backend,
-                 const RunOptions &options, double median, double p90) {
+                 const RunOptions &options, double median, double p90,
+                 const gpRtStats &timed) {
   gpRtStats stats;
   check(gpRtProgramGetStats(run.program, &stats), "stats");
   std::printf("entry: %s  backend: %s  warmup: %lld  iterations: %lld\n",
@@ -283,6 +316,18 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(options.warmup),
               static_cast<long long>(options.iterations));
   std::printf("latency per step: median %.2f us, p90 %.2f us\n", median, p90);
+  if (options.rotate > 1)
+    std::printf("inputs: %lld sets of buffers, used in turn\n",
+                static_cast<long long>(options.rotate));
+  // What the timed steps alone cost the runtime (warm-up and --check
+  // excluded): after warm-up, captures should be 0.
+  std::printf("timed steps: captures: %lld  instantiations: %lld  updates: "
+              "%lld  rebinds: %lld  replays: %lld\n",
+              static_cast<long long>(timed.captures),
+              static_cast<long long>(timed.instantiations),
+              static_cast<long long>(timed.updates),
+              static_cast<long long>(timed.rebinds),
+              static_cast<long long>(timed.replays));
   std::printf("captures: %lld  replays: %lld  updates: %lld  "
               "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
               "shape warnings: %lld  evictions: %lld  rebinds: %lld\n",
@@ -380,16 +425,26 @@ int gp::run::runProgram(const RunOptions &options) {
     inputs.push_back(parseInput(options.inputSpecs[i], argInfos[i], i, random));
   run.place(inputs);
   run.upload(inputs);
+  run.placeRotation(options.rotate, inputs);
 
   for (int64_t i = 0; i < options.warmup; ++i)
     run.step();
   std::vector<double> micros;
   std::vector<Array> results;
+  gpRtStats beforeTiming;
+  check(gpRtProgramGetStats(run.program, &beforeTiming), "stats");
   for (int64_t i = 0; i < options.iterations; ++i) {
     // Without --check, the last step's results are the ones reported.
     bool last = i + 1 == options.iterations && !options.doCheck;
     micros.push_back(run.step(last ? &results : nullptr));
   }
+  gpRtStats timed;
+  check(gpRtProgramGetStats(run.program, &timed), "stats");
+  for (int64_t gpRtStats::*field :
+       {&gpRtStats::captures, &gpRtStats::instantiations, &gpRtStats::updates,
+        &gpRtStats::rebinds, &gpRtStats::replays})
+    timed.*field -= beforeTiming.*field;
+  run.releaseRotation(); // --check compares the first set of inputs.
   std::sort(micros.begin(), micros.end());
   double median = micros[micros.size() / 2];
   double p90 = micros[std::min(micros.size() - 1, micros.size() * 9 / 10)];
@@ -477,7 +532,7 @@ int gp::run::runProgram(const RunOptions &options) {
     }
   }
 
-  printReport(run, backend, options, median, p90);
+  printReport(run, backend, options, median, p90, timed);
   if (!options.output.empty())
     writeResults(options.output, results);
   return status;

@@ -26,6 +26,8 @@ struct RunOptions {
   int64_t checkSteps = 3;
   int32_t device = -1; // The artifact's.
   int64_t warmup = 1, iterations = 10;
+  /// --rotate: sets of input buffers the steps use in turn.
+  int64_t rotate = 1;
   uint64_t seed = 0;
   double rtol = 1e-5, atol = 1e-6;
   bool doCheck = false, printPartitions = false, noCapture = false,

@@ -43,6 +43,9 @@ void printUsage(FILE *out) {
       "  --device N            cuda device index (default: the program's)\n"
       "  --warmup W            untimed calls first (default 1)\n"
       "  --iterations N        timed calls (default 10)\n"
+      "  --rotate K            place the inputs in K sets of buffers and call\n"
+      "                        with them in turn, as a caller passing fresh\n"
+      "                        tensors does (default 1)\n"
       "  --check               compare with an eager run of the program,\n"
       "                        step by step: the given inputs, fresh random\n"
       "                        values in the same buffers, then at new\n"
@@ -95,6 +98,7 @@ enum OptionCode {
   OptOutput,
   OptExternLib,
   OptPrintPartitions,
+  OptRotate,
   OptPrintEntries,
   OptSeed,
 };
@@ -118,6 +122,7 @@ const option kOptions[] = {
     {"output", required_argument, nullptr, OptOutput},
     {"extern-lib", required_argument, nullptr, OptExternLib},
     {"print-partitions", no_argument, nullptr, OptPrintPartitions},
+    {"rotate", required_argument, nullptr, OptRotate},
     {"print-entries", no_argument, nullptr, OptPrintEntries},
     {"seed", required_argument, nullptr, OptSeed},
     {nullptr, 0, nullptr, 0},
@@ -244,6 +249,12 @@ static int run(int argc, char **argv) {
       break;
     case OptCheckSteps:
       options.checkSteps = nonNegativeInteger(arg, optarg);
+      break;
+    case OptRotate:
+      options.rotate = nonNegativeInteger(arg, optarg);
+      if (options.rotate < 1)
+        die("--rotate: expected at least 1 set of inputs, got " +
+            std::string(optarg));
       break;
     case OptExpectedOutput: {
       std::string path = optarg;

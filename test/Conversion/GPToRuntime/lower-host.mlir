@@ -8,10 +8,20 @@
 // CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 1\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 1 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
 // CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @gpRtProgramArena
+// Each buffer input's reach (0 when a size is 0) goes with its base, so
+// the runtime can re-bind graphs to inputs that move.
+// CHECK: llvm.icmp "sle"
+// CHECK: %[[REACH:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i64
+// CHECK: llvm.store %[[REACH]]
 // CHECK: %[[BODY:.*]] = constant @gp_partition_scale_0 : (!llvm.ptr, !llvm.ptr) -> i32
 // CHECK: call @gpRtRunPartitionWithResults
 // CHECK: return %{{.*}} : i32
+// The body folds the input's offset into its pointers.
 // CHECK-LABEL: func.func private @gp_partition_scale_0(
+// CHECK: %[[ALIGNED:.*]] = llvm.extractvalue %{{.*}}[1]
+// CHECK: %[[FOLDED:.*]] = llvm.getelementptr %[[ALIGNED]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: llvm.insertvalue %[[FOLDED]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[FOLDED]], %{{.*}}[1]
 // CHECK: call @gpRtAllocate
 // CHECK: call @gpRtLaunchHostKernel
 // CHECK-LABEL: func.func private @gp_kernel_double_0(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>)
