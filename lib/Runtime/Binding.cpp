@@ -57,7 +57,9 @@ void gp::rt::placementKey(const std::vector<InputRange> &inputs,
   key.assign(2 * n, 0);
   // Inputs by base; a sweep groups those whose ranges overlap (an empty
   // input counts as one byte, so two empty inputs at one address group).
-  std::vector<uint32_t> order(n);
+  // Reused across calls: this runs on every replay.
+  thread_local std::vector<uint32_t> order;
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return inputs[a].base < inputs[b].base;

@@ -60,6 +60,25 @@ inline void writeWord(void *bytes, uint32_t byteOffset, uintptr_t value) {
               sizeof(value));
 }
 
+/// Writes input base + distance into each of `sites` whose input's base
+/// in `inputs` differs from `bound` (the bases the sites hold now);
+/// `bytesOf(site)` gives the bytes the site's word is in. Returns how many
+/// words were written.
+template <typename BytesOf>
+int64_t rewriteSites(const std::vector<BindingSite> &sites,
+                     const std::vector<InputRange> &inputs,
+                     const std::vector<uintptr_t> &bound, BytesOf bytesOf) {
+  int64_t written = 0;
+  for (const BindingSite &site : sites) {
+    uintptr_t base = inputs[site.input].base;
+    if (base == bound[site.input])
+      continue;
+    writeWord(bytesOf(site), site.byteOffset, base + site.distance);
+    ++written;
+  }
+  return written;
+}
+
 /// How the inputs of one run sit relative to each other, as part of a
 /// graph key: each input's group of overlapping inputs (named by its
 /// lowest-numbered member) and its distance from that member's base. A

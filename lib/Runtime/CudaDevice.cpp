@@ -257,23 +257,17 @@ public:
   gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,
                     int64_t &written) override {
     auto &cuda = static_cast<CudaExecutable &>(exec);
-    for (const BindingSite &site : exec.sites) {
-      uintptr_t base = inputs[site.input].base;
-      if (base == exec.bound[site.input])
-        continue;
-      PatchableNode &patch = cuda.patchable[site.node];
-      uintptr_t value = base + site.distance;
-      if (patch.type == kKernelNode)
-        writeWord(patch.values[site.field].data(), site.byteOffset, value);
-      else if (patch.type == kCopyNode)
-        writeWord(site.field == 0 ? &patch.copy.srcDevice
-                                  : &patch.copy.dstDevice,
-                  0, value);
-      else
-        writeWord(&patch.memset.dst, 0, value);
-      patch.dirty = true;
-      ++written;
-    }
+    written += rewriteSites(exec.sites, inputs, exec.bound,
+                            [&](const BindingSite &site) -> void * {
+                              PatchableNode &patch = cuda.patchable[site.node];
+                              patch.dirty = true;
+                              if (patch.type == kKernelNode)
+                                return patch.values[site.field].data();
+                              if (patch.type == kCopyNode)
+                                return site.field == 0 ? &patch.copy.srcDevice
+                                                       : &patch.copy.dstDevice;
+                              return &patch.memset.dst;
+                            });
     for (PatchableNode &patch : cuda.patchable) {
       if (!patch.dirty)
         continue;
@@ -297,8 +291,6 @@ public:
       if (gpRtStatus status = driver->check(result, what))
         return status;
     }
-    for (size_t i = 0; i < inputs.size(); ++i)
-      exec.bound[i] = inputs[i].base;
     return GP_RT_SUCCESS;
   }
   gpRtStatus tryUpdate(Executable &exec, Captured &graph,

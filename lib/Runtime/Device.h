@@ -103,8 +103,9 @@ public:
   virtual gpRtStatus
   findInputAddresses(Captured &graph,
                      const std::vector<InputRange> &inputs) = 0;
-  /// Points `exec`'s sites at `inputs` (where exec.bound differs) and
-  /// records them as bound; adds the words written to `written`.
+  /// Points `exec`'s sites at `inputs` where exec.bound differs (the
+  /// caller then records `inputs` as bound); adds the words written to
+  /// `written`.
   virtual gpRtStatus rebind(Executable &exec,
                             const std::vector<InputRange> &inputs,
                             int64_t &written) = 0;

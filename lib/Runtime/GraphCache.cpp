@@ -121,16 +121,13 @@ static gpRtStatus rebindMovedInputs(gpRtProgram &program, Device &device,
     moved |= exec.bound[i] != state.inputs[i].base;
   if (!moved)
     return GP_RT_SUCCESS;
-  int64_t written = 0;
-  for (const BindingSite &site : key.resultSites) {
-    uintptr_t base = state.inputs[site.input].base;
-    if (base == exec.bound[site.input])
-      continue;
-    writeWord(key.results.data(), site.byteOffset, base + site.distance);
-    ++written;
-  }
+  int64_t written =
+      rewriteSites(key.resultSites, state.inputs, exec.bound,
+                   [&](const BindingSite &) { return key.results.data(); });
   if (gpRtStatus status = device.rebind(exec, state.inputs, written))
     return status;
+  for (size_t i = 0; i < state.inputs.size(); ++i)
+    exec.bound[i] = state.inputs[i].base;
   if (written > 0) {
     std::lock_guard<std::mutex> lock(program.mutex);
     ++program.stats.rebinds;

@@ -124,16 +124,10 @@ public:
   gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,
                     int64_t &written) override {
     auto &host = static_cast<HostExecutable &>(exec);
-    for (const BindingSite &site : exec.sites) {
-      uintptr_t base = inputs[site.input].base;
-      if (base == exec.bound[site.input])
-        continue;
-      writeWord(host.graph.launches[site.node].params[site.field].data(),
-                site.byteOffset, base + site.distance);
-      ++written;
-    }
-    for (size_t i = 0; i < inputs.size(); ++i)
-      exec.bound[i] = inputs[i].base;
+    written += rewriteSites(
+        exec.sites, inputs, exec.bound, [&](const BindingSite &site) {
+          return host.graph.launches[site.node].params[site.field].data();
+        });
     return GP_RT_SUCCESS;
   }
   gpRtStatus instantiate(Captured &graph,
