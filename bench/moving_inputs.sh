@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replays that follow moving inputs: every program called with its inputs in
 # K sets of buffers used in turn (gp-run --rotate K), K = 1, 2, 8, 64, on
-# one backend in one run. Per program and K: per-step median and p90, what
+# one backend in one run, after 3K + 10 warm-up steps (sets that recur get
+# executables of their own in the second and third rounds). Per program and K: per-step median and p90, what
 # the timed steps cost the runtime per step (captures, updates, re-bindings)
 # and the ratio of each K's median to K = 1's (best of three runs each); then
 # how each partition binds
@@ -46,7 +47,7 @@ for entry in "${programs[@]}"; do
     for attempt in 1 2 3; do
       # shellcheck disable=SC2086
       try="$($run "$dir/$artifact.$backend.so" --backend "$backend" $args --rotate $k \
-        --warmup $((k + 10)) --iterations "$steps" --print-partitions 2>&1)" ||
+        --warmup $((3 * k + 10)) --iterations "$steps" --print-partitions 2>&1)" ||
         { echo "FAILED: $name K=$k"; echo "$try"; failed=1; continue 2; }
       read -r m p < <(sed -n 's/^latency per step: median \([0-9.]*\) us, p90 \([0-9.]*\) us$/\1 \2/p' <<<"$try")
       if [ -z "$median" ] || awk -v a="$m" -v b="$median" 'BEGIN { exit !(a < b) }'; then

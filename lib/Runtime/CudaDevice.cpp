@@ -12,6 +12,7 @@
 #include "RuntimeInternal.h"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
 
 using namespace gp::rt;
@@ -104,6 +105,8 @@ struct CudaGraph : Captured {
   std::vector<void *> ownKernels;
   std::vector<PatchableNode> patchable;
   CudaDriver::Handle context = nullptr;
+  /// It allocates or frees memory itself: instantiable only once at a time.
+  bool memoryNodes = false;
   CudaGraph(const CudaDriver *driver, CudaDriver::Handle graph)
       : driver(driver), graph(graph) {}
   ~CudaGraph() override {
@@ -116,17 +119,14 @@ struct CudaExecutable : Executable {
   const CudaDriver *driver;
   CudaDriver::Handle exec;
   /// The graph it was instantiated from, whose nodes name the executable's
-  /// nodes when their parameters are set, kept while it has sites.
-  CudaDriver::Handle graph = nullptr;
+  /// nodes when their parameters are set, kept while it has sites (shared
+  /// with the executables cloned from it).
+  std::shared_ptr<void> graph;
   std::vector<PatchableNode> patchable;
   CudaDriver::Handle context = nullptr;
   CudaExecutable(const CudaDriver *driver, CudaDriver::Handle exec)
       : driver(driver), exec(exec) {}
-  ~CudaExecutable() override {
-    driver->cuGraphExecDestroy(exec);
-    if (graph)
-      driver->cuGraphDestroy(graph);
-  }
+  ~CudaExecutable() override { driver->cuGraphExecDestroy(exec); }
 };
 
 class CudaDevice : public Device {
@@ -168,10 +168,13 @@ public:
             "cuGraphInstantiate"))
       return status;
     auto made = std::make_unique<CudaExecutable>(driver, handle);
+    made->cloneable = !cuda.memoryNodes;
     if (!cuda.patchable.empty()) {
       made->patchable = std::move(cuda.patchable);
       made->context = cuda.context;
-      made->graph = cuda.graph;
+      const CudaDriver *owner = driver;
+      made->graph = std::shared_ptr<void>(
+          cuda.graph, [owner](void *graph) { owner->cuGraphDestroy(graph); });
       cuda.graph = nullptr;
     }
     exec = std::move(made);
@@ -241,6 +244,7 @@ public:
       // through cudaMallocAsync): never a caller's buffer.
       case kMemoryAllocationNode:
       case kMemoryFreeNode:
+        cuda.memoryNodes = true;
         break;
       default:
         if (graph.fixedReason.empty())
@@ -252,6 +256,29 @@ public:
       if (graph.sites.size() > before)
         cuda.patchable.push_back(std::move(patch));
     }
+    return GP_RT_SUCCESS;
+  }
+  gpRtStatus clone(Executable &exec,
+                   std::unique_ptr<Executable> &copy) override {
+    auto &source = static_cast<CudaExecutable &>(exec);
+    CudaDriver::Handle handle = nullptr;
+    if (gpRtStatus status = driver->check(
+            driver->cuGraphInstantiateWithFlags(&handle, source.graph.get(), 0),
+            "cuGraphInstantiate"))
+      return status;
+    auto made = std::make_unique<CudaExecutable>(driver, handle);
+    made->graph = source.graph;
+    made->context = source.context;
+    made->patchable = source.patchable;
+    for (PatchableNode &patch : made->patchable) {
+      // Its parameter pointers are its own values', and every node is set
+      // at the first re-binding (the executable holds the capture's
+      // values, the copies the source's current ones).
+      for (size_t i = 0; i < patch.values.size(); ++i)
+        patch.pointers[i] = patch.values[i].data();
+      patch.dirty = true;
+    }
+    copy = std::move(made);
     return GP_RT_SUCCESS;
   }
   gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,

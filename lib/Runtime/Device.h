@@ -48,6 +48,9 @@ struct Executable {
   /// The sites of the graph it runs, and the input bases they hold.
   std::vector<BindingSite> sites;
   std::vector<uintptr_t> bound;
+  /// Whether `clone` may make another executable of its graph (a cuda
+  /// graph with memory allocation nodes can be instantiated only once).
+  bool cloneable = true;
 };
 
 } // namespace gp::rt
@@ -103,6 +106,11 @@ public:
   virtual gpRtStatus
   findInputAddresses(Captured &graph,
                      const std::vector<InputRange> &inputs) = 0;
+  /// A second executable of the graph `exec` was instantiated from (same
+  /// sites; bound to nothing yet: re-bind it before launching). Only for
+  /// executables with sites that are `cloneable`.
+  virtual gpRtStatus clone(Executable &exec,
+                           std::unique_ptr<Executable> &copy) = 0;
   /// Points `exec`'s sites at `inputs` where exec.bound differs (the
   /// caller then records `inputs` as bound); adds the words written to
   /// `written`.

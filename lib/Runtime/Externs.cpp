@@ -8,10 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaDriver.h"
 #include "RuntimeInternal.h"
 
 #include <dlfcn.h>
 #include <map>
+#include <memory>
 #include <mutex>
 
 using namespace gp::rt;
@@ -43,6 +45,8 @@ struct Cublas {
   int (*setStream)(Handle, void *) = nullptr;
   int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
                int, const float *, int, const float *, float *, int) = nullptr;
+  /// Optional (cuBLAS 11 and later).
+  int (*setWorkspace)(Handle, void *, size_t) = nullptr;
 
   static gpRtStatus get(const Cublas *&result) {
     static Cublas cublas;
@@ -66,6 +70,8 @@ struct Cublas {
           dlsym(library, "cublasSetStream_v2"));
       cublas.sgemm = reinterpret_cast<decltype(cublas.sgemm)>(
           dlsym(library, "cublasSgemm_v2"));
+      cublas.setWorkspace = reinterpret_cast<decltype(cublas.setWorkspace)>(
+          dlsym(library, "cublasSetWorkspace_v2"));
       if (!cublas.create || !cublas.destroy || !cublas.setStream ||
           !cublas.sgemm)
         reason = "libcublas lacks cublasCreate/SetStream/Sgemm";
@@ -121,6 +127,48 @@ gpRtStatus matmulArgs(void **args, int32_t numArgs, const float *&a,
   return GP_RT_SUCCESS;
 }
 
+/// cuBLAS's workspace per stream: what its documentation recommends for
+/// Hopper.
+constexpr size_t kCublasWorkspaceBytes = 32u << 20;
+
+/// A stream's cuBLAS handle and workspace, made on first use and released
+/// with the stream.
+struct CublasOnStream {
+  void *handle = nullptr;
+  CudaDriver::DevicePtr workspace = 0;
+};
+
+gpRtStatus cublasOnStream(gpRtStream *stream, const Cublas &cublas,
+                          CublasOnStream *&result) {
+  void *&slot = streamLibraryHandle(stream);
+  if (!slot) {
+    auto made = std::make_unique<CublasOnStream>();
+    if (int error = cublas.create(&made->handle))
+      return fail(GP_RT_ERROR_BACKEND,
+                  "cublasCreate failed with status " + std::to_string(error));
+    // Allocating is not allowed while capturing: a first call inside a
+    // capture leaves cuBLAS its own workspace.
+    const CudaDriver *driver = nullptr;
+    if (cublas.setWorkspace && !streamIsCapturing(stream) &&
+        CudaDriver::get(driver) == GP_RT_SUCCESS &&
+        driver->cuMemAlloc(&made->workspace, kCublasWorkspaceBytes) != 0)
+      made->workspace = 0;
+    slot = made.release();
+    setStreamLibraryRelease(stream, [](void *pointer) {
+      std::unique_ptr<CublasOnStream> library(
+          static_cast<CublasOnStream *>(pointer));
+      const Cublas *loaded = nullptr;
+      if (Cublas::get(loaded) == GP_RT_SUCCESS)
+        loaded->destroy(library->handle);
+      const CudaDriver *driver = nullptr;
+      if (library->workspace && CudaDriver::get(driver) == GP_RT_SUCCESS)
+        driver->cuMemFree(library->workspace);
+    });
+  }
+  result = static_cast<CublasOnStream *>(slot);
+  return GP_RT_SUCCESS;
+}
+
 /// C[m,n] = A[m,k] B[k,n], row-major f32.
 gpRtStatus atenMm(gpRtStream *stream, void **args, int32_t numArgs) {
   const float *a, *b;
@@ -141,20 +189,24 @@ gpRtStatus atenMm(gpRtStream *stream, void **args, int32_t numArgs) {
   const Cublas *cublas = nullptr;
   if (gpRtStatus status = Cublas::get(cublas))
     return status;
-  void *&handle = streamLibraryHandle(stream);
-  if (!handle) {
-    if (int error = cublas->create(&handle))
-      return fail(GP_RT_ERROR_BACKEND,
-                  "cublasCreate failed with status " + std::to_string(error));
-    setStreamLibraryRelease(stream, [](void *h) {
-      const Cublas *loaded = nullptr;
-      if (Cublas::get(loaded) == GP_RT_SUCCESS)
-        loaded->destroy(h);
-    });
-  }
+  CublasOnStream *library = nullptr;
+  if (gpRtStatus status = cublasOnStream(stream, *cublas, library))
+    return status;
+  void *handle = library->handle;
   if (int error = cublas->setStream(handle, streamCudaHandle(stream)))
     return fail(GP_RT_ERROR_BACKEND,
                 "cublasSetStream failed with status " + std::to_string(error));
+  // After every cublasSetStream, which resets it: cuBLAS then allocates
+  // nothing while captured, so its graphs hold no memory nodes (a graph
+  // with them can be instantiated only once, which rules out executables
+  // bound to other inputs).
+  if (library->workspace && cublas->setWorkspace)
+    if (int error = cublas->setWorkspace(
+            handle, reinterpret_cast<void *>(library->workspace),
+            kCublasWorkspaceBytes))
+      return fail(GP_RT_ERROR_BACKEND,
+                  "cublasSetWorkspace failed with status " +
+                      std::to_string(error));
   // Row-major C = A B is column-major C^T = B^T A^T.
   const float one = 1.0f, zero = 0.0f;
   constexpr int kNoTranspose = 0;

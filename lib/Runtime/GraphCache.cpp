@@ -30,9 +30,50 @@ static std::string describeKey(const std::vector<int64_t> &key) {
   return os.str();
 }
 
+static size_t executableCount(const PartitionState &state) {
+  size_t count = 0;
+  for (const auto &entry : state.keys)
+    count += entry.second.variants.size();
+  return count;
+}
+
+/// Drops the least recently used executable of the partition, handing it
+/// to `evicted`; a key whose last executable it was is evicted with its
+/// pool (after the stream's work, which may still read the pool).
+template <typename Note>
+static gpRtStatus evictOne(gpRtProgram &program, Device &device,
+                           gpRtStream &stream, PartitionState &state,
+                           std::vector<std::unique_ptr<Executable>> &evicted,
+                           bool &synchronized, const Note &note) {
+  auto victim = state.keys.end();
+  size_t variant = 0;
+  for (auto it = state.keys.begin(); it != state.keys.end(); ++it)
+    for (size_t v = 0; v < it->second.variants.size(); ++v)
+      if (victim == state.keys.end() ||
+          it->second.variants[v].lastUse <
+              victim->second.variants[variant].lastUse) {
+        victim = it;
+        variant = v;
+      }
+  KeyState &key = victim->second;
+  evicted.push_back(std::move(key.variants[variant].executable));
+  key.variants.erase(key.variants.begin() + variant);
+  if (!key.variants.empty())
+    return GP_RT_SUCCESS;
+  if (key.pool && !key.pool->blocks.empty() && !synchronized) {
+    if (gpRtStatus status = device.synchronize(stream))
+      return status;
+    synchronized = true;
+  }
+  state.keys.erase(victim);
+  program.count(&gpRtStats::evictions);
+  note("evicted the least recently used key");
+  return GP_RT_SUCCESS;
+}
+
 /// Finds an executable for `graph`, captured for a new key: a new one
-/// while the partition holds fewer keys than the cache capacity; otherwise
-/// the least recently used keys are evicted (down to one below the
+/// while the partition holds fewer executables than the cache capacity;
+/// otherwise the least recently used are evicted (down to one below the
 /// capacity, which an API call may have lowered) and an evicted executable
 /// is updated in place when the topologies match (else a new one is made).
 static gpRtStatus
@@ -42,24 +83,11 @@ makeExecutable(gpRtProgram &program, Device &device, gpRtStream &stream,
                const std::function<void(const char *)> &note) {
   size_t capacity = program.policy.graphCacheCapacity;
   std::vector<std::unique_ptr<Executable>> evicted;
-  bool poolsInUse = false;
-  while (!state.keys.empty() && state.keys.size() >= capacity) {
-    auto victim = state.keys.begin();
-    for (auto it = state.keys.begin(); it != state.keys.end(); ++it)
-      if (it->second.lastUse < victim->second.lastUse)
-        victim = it;
-    if (victim->second.pool && !victim->second.pool->blocks.empty()) {
-      // Its last replay may still be reading the memory about to be freed.
-      if (!poolsInUse)
-        if (gpRtStatus status = device.synchronize(stream))
-          return status;
-      poolsInUse = true;
-    }
-    evicted.push_back(std::move(victim->second.executable));
-    state.keys.erase(victim);
-    program.count(&gpRtStats::evictions);
-    note("evicted the least recently used key");
-  }
+  bool synchronized = false;
+  while (!state.keys.empty() && executableCount(state) >= capacity)
+    if (gpRtStatus status = evictOne(program, device, stream, state, evicted,
+                                     synchronized, note))
+      return status;
   for (std::unique_ptr<Executable> &candidate : evicted) {
     bool updated = false;
     if (gpRtStatus status = device.tryUpdate(*candidate, graph, updated))
@@ -76,6 +104,24 @@ makeExecutable(gpRtProgram &program, Device &device, gpRtStream &stream,
   program.count(&gpRtStats::instantiations);
   note("instantiated");
   return GP_RT_SUCCESS;
+}
+
+/// A hash of the run's input bases (FNV-1a over the words).
+static uint64_t hashBases(const std::vector<InputRange> &inputs) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const InputRange &input : inputs) {
+    hash ^= input.base;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+static bool boundTo(const Executable &exec,
+                    const std::vector<InputRange> &inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (exec.bound[i] != inputs[i].base)
+      return false;
+  return true;
 }
 
 /// Keeps what a capture found about its inputs: a graph holding addresses
@@ -109,30 +155,78 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
        std::to_string(graph.sites.size() + resultSites.size()) + " places");
 }
 
-/// Points a replayed key's executable and results at this run's inputs
-/// where they moved since the executable last ran.
+/// The executable of `key` to replay for this run's inputs: the variant
+/// bound to them if there is one; else, for a set of addresses seen before
+/// while the cache has room, a new variant bound to it (instantiated from
+/// the key's graph, no capture); else the least recently used variant,
+/// re-bound. Also points the key's results at the inputs.
 template <typename Note>
-static gpRtStatus rebindMovedInputs(gpRtProgram &program, Device &device,
-                                    PartitionState &state, KeyState &key,
-                                    const Note &note) {
-  Executable &exec = *key.executable;
-  bool moved = false;
-  for (size_t i = 0; i < state.inputs.size(); ++i)
-    moved |= exec.bound[i] != state.inputs[i].base;
-  if (!moved)
-    return GP_RT_SUCCESS;
+static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
+                              PartitionState &state, KeyState &key,
+                              Executable *&chosen, const Note &note) {
+  const std::vector<InputRange> &inputs = state.inputs;
+  auto rebound = [&] {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      key.resultsBound[i] = inputs[i].base;
+  };
   int64_t written =
-      rewriteSites(key.resultSites, state.inputs, exec.bound,
+      rewriteSites(key.resultSites, inputs, key.resultsBound,
                    [&](const BindingSite &) { return key.results.data(); });
-  if (gpRtStatus status = device.rebind(exec, state.inputs, written))
-    return status;
-  for (size_t i = 0; i < state.inputs.size(); ++i)
-    exec.bound[i] = state.inputs[i].base;
-  if (written > 0) {
+  rebound();
+  Variant *variant = &key.variants.front();
+  if (variant->executable->sites.empty()) {
+    // Nothing in the graph to re-bind: one executable serves every set.
+    variant->lastUse = state.uses;
+    chosen = variant->executable.get();
+    return GP_RT_SUCCESS;
+  }
+  uint64_t addresses = hashBases(inputs);
+  for (Variant &candidate : key.variants)
+    if (candidate.addresses == addresses &&
+        boundTo(*candidate.executable, inputs)) {
+      candidate.lastUse = state.uses;
+      chosen = candidate.executable.get();
+      if (written > 0)
+        program.count(&gpRtStats::reboundSites, written);
+      return GP_RT_SUCCESS;
+    }
+  size_t capacity = program.policy.graphCacheCapacity;
+  auto seen = state.seenAddressSets.find(addresses);
+  bool recurring = seen != state.seenAddressSets.end();
+  if (state.seenAddressSets.size() >= 4 * capacity)
+    state.seenAddressSets.clear(); // Bounded; sets that recur come back.
+  state.seenAddressSets[addresses] = state.uses;
+  if (recurring && variant->executable->cloneable &&
+      executableCount(state) < capacity) {
+    Variant made;
+    if (gpRtStatus status = device.clone(*variant->executable, made.executable))
+      return status;
+    Executable &exec = *made.executable;
+    exec.sites = variant->executable->sites;
+    // Bound to nothing: every site is written for these inputs.
+    exec.bound.assign(inputs.size(), ~uintptr_t(0));
+    if (gpRtStatus status = device.rebind(exec, inputs, written))
+      return status;
+    program.count(&gpRtStats::instantiations);
+    note("instantiated a variant for a recurring set of input addresses");
+    key.variants.push_back(std::move(made));
+    variant = &key.variants.back();
+  } else {
+    for (Variant &candidate : key.variants)
+      if (candidate.lastUse < variant->lastUse)
+        variant = &candidate;
+    if (gpRtStatus status =
+            device.rebind(*variant->executable, inputs, written))
+      return status;
     std::lock_guard<std::mutex> lock(program.mutex);
     ++program.stats.rebinds;
     program.stats.reboundSites += written;
   }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    variant->executable->bound[i] = inputs[i].base;
+  variant->addresses = addresses;
+  variant->lastUse = state.uses;
+  chosen = variant->executable.get();
   note("re-bound " + std::to_string(written) + " addresses to moved inputs");
   return GP_RT_SUCCESS;
 }
@@ -296,19 +390,24 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
     found =
         state.keys.emplace(GraphKey{key, state.placement}, KeyState()).first;
     KeyState &made = found->second;
-    made.executable = std::move(executable);
+    made.variants.push_back(
+        {std::move(executable), hashBases(state.inputs), state.uses});
     made.pool = std::move(pool);
     const uint8_t *written = static_cast<const uint8_t *>(results);
     made.results.assign(written, written + resultBytes);
     made.resultSites = std::move(resultSites);
+    made.resultsBound.resize(numInputs);
+    for (int32_t i = 0; i < numInputs; ++i)
+      made.resultsBound[i] = state.inputs[i].base;
   }
 
   KeyState &keyState = found->second;
-  keyState.lastUse = ++state.uses;
+  ++state.uses;
+  Executable *executable = nullptr;
   if (gpRtStatus status =
-          rebindMovedInputs(program, device, state, keyState, note))
+          bindVariant(program, device, state, keyState, executable, note))
     return status;
-  if (gpRtStatus status = device.launch(*keyState.executable, stream))
+  if (gpRtStatus status = device.launch(*executable, stream))
     return status;
   if (resultBytes > 0 &&
       static_cast<int64_t>(keyState.results.size()) == resultBytes)
@@ -320,7 +419,7 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
 
 void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
   for (auto &[key, keyState] : state.keys) {
-    stats.liveGraphs += keyState.executable ? 1 : 0;
+    stats.liveGraphs += static_cast<int64_t>(keyState.variants.size());
     if (keyState.pool)
       for (auto &block : keyState.pool->blocks)
         stats.poolBytes += block.second;

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 struct gpRtProgram;
@@ -51,25 +52,40 @@ struct GraphKeyLess {
   }
 };
 
-/// A recorded key: its own executable, so alternating keys replay without
+/// An executable of a key's graph, bound to one set of input addresses.
+struct Variant {
+  std::unique_ptr<Executable> executable;
+  /// A hash of the input bases it is bound to, to find it quickly.
+  uint64_t addresses = 0;
+  int64_t lastUse = 0;
+};
+
+/// A recorded key: its own executables, so alternating keys replay without
 /// re-instantiating or updating anything.
 struct KeyState {
   /// The pool the capture got for the shape's run-time sizes (alive as long
-  /// as the executable that uses it).
+  /// as the executables that use it; they run one at a time on the
+  /// thread's stream, so they share it).
   std::unique_ptr<DynamicMemory> pool;
-  std::unique_ptr<Executable> executable;
+  /// The capture's executable, then one per further set of input addresses
+  /// that recurs (a caller rotating buffers, a caching allocator handing
+  /// the same tensors back): a run on a set one of them is bound to
+  /// replays it as it is; another set re-binds the least recently used.
+  std::vector<Variant> variants;
   /// What the capture's body handed back to its caller, written back on
-  /// every replay, and its words that hold input addresses.
+  /// every replay, its words that hold input addresses and the input bases
+  /// they hold now.
   std::vector<uint8_t> results;
   std::vector<BindingSite> resultSites;
-  int64_t lastUse = 0;
+  std::vector<uintptr_t> resultsBound;
 };
 
 struct PartitionState {
   std::map<std::vector<int64_t>, ShapeState> shapes;
-  /// At most the policy's graph-cache capacity of keys; past it, the least
-  /// recently used key is evicted and its executable updated in place for
-  /// the new key when the topology matches.
+  /// At most the policy's graph-cache capacity of executables (over all
+  /// keys' variants); past it, the least recently used key is evicted and
+  /// its executable updated in place for the new key when the topology
+  /// matches.
   std::map<GraphKey, KeyState, GraphKeyLess> keys;
   int64_t recordedShapes = 0;
   int64_t uses = 0;
@@ -81,6 +97,9 @@ struct PartitionState {
   /// The last run's inputs, and its key's placement part.
   std::vector<InputRange> inputs;
   std::vector<int64_t> placement;
+  /// Input address sets seen lately (hash, last use): a set seen twice gets
+  /// a variant of its own while the cache has room.
+  std::unordered_map<uint64_t, int64_t> seenAddressSets;
   /// Per input, the sites of each kind the last capture found.
   std::vector<std::array<int64_t, 3>> siteCounts;
   /// Memory for run-time sizes of the last eager or warm-up run: its

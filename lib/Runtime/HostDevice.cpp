@@ -121,6 +121,13 @@ public:
     }
     return GP_RT_SUCCESS;
   }
+  gpRtStatus clone(Executable &exec,
+                   std::unique_ptr<Executable> &copy) override {
+    auto made = std::make_unique<HostExecutable>();
+    made->assign(static_cast<HostExecutable &>(exec).graph);
+    copy = std::move(made);
+    return GP_RT_SUCCESS;
+  }
   gpRtStatus rebind(Executable &exec, const std::vector<InputRange> &inputs,
                     int64_t &written) override {
     auto &host = static_cast<HostExecutable &>(exec);

@@ -186,7 +186,9 @@ protected:
 // 64 sets of inputs at distinct addresses, in rotation for 448 calls, with
 // fresh source values on every call: one warm-up and one capture, then
 // replays only; every call's destination, mirror copy and handed-back
-// pointer match what the call should have produced.
+// pointer match what the call should have produced. Sets that recur get an
+// executable each (instantiated from the captured graph): after three
+// rounds, no capture, instantiation or re-binding at all.
 TEST_P(BindingTest, RotatingInputsReplayWithoutCapturing) {
   constexpr int kSets = 64;
   std::vector<int64_t *> dst, src, mirror;
@@ -196,7 +198,10 @@ TEST_P(BindingTest, RotatingInputsReplayWithoutCapturing) {
     src.push_back(allocate(1));
     mirror.push_back(allocate(1));
   }
+  gpRtStats afterWarmup{};
   for (int step = 0; step < 7 * kSets; ++step) {
+    if (step == 3 * kSets)
+      afterWarmup = stats();
     int set = (step * 5) % kSets; // Not in allocation order.
     int64_t value = step * 7 + set;
     write(src[set], value);
@@ -210,10 +215,14 @@ TEST_P(BindingTest, RotatingInputsReplayWithoutCapturing) {
   gpRtStats s = stats();
   EXPECT_EQ(s.warmupRuns, 1);
   EXPECT_EQ(s.captures, 1);
-  EXPECT_EQ(s.instantiations, 1);
+  EXPECT_EQ(s.instantiations, kSets); // The capture's and 63 variants.
   EXPECT_EQ(s.updates, 0);
   EXPECT_EQ(s.replays, 7 * kSets - 1);
-  EXPECT_GE(s.rebinds, 7 * kSets - 2);
+  EXPECT_GT(s.rebinds, 0); // Before the sets recurred.
+  EXPECT_EQ(s.captures - afterWarmup.captures, 0);
+  EXPECT_EQ(s.instantiations - afterWarmup.instantiations, 0);
+  EXPECT_EQ(s.rebinds - afterWarmup.rebinds, 0);
+  EXPECT_EQ(s.replays - afterWarmup.replays, 4 * kSets);
   EXPECT_NE(report().find("partition 0 input 0: re-bound in place"),
             std::string::npos)
       << report();
@@ -244,7 +253,39 @@ TEST_P(BindingTest, AliasedInputsGetTheirOwnPlacement) {
     }
   }
   EXPECT_EQ(stats().captures, 2);
-  EXPECT_EQ(stats().instantiations, 2);
+  // One executable per set of addresses (4 aliased, 4 distinct).
+  EXPECT_EQ(stats().instantiations, 8);
+}
+
+// Addresses that never recur (a fresh buffer on every call) re-bind the
+// one executable; a graph cache smaller than the rotation keeps as many
+// executables as it holds and re-binds for the rest. Both stay correct.
+TEST_P(BindingTest, FreshAndOverflowingAddressSets) {
+  int64_t *src = allocate(1, 4);
+  std::vector<int64_t *> fresh;
+  for (int step = 0; step < 40; ++step) {
+    fresh.push_back(allocate(1, step));
+    ASSERT_EQ(run(fresh.back(), src, nullptr, 1), GP_RT_SUCCESS);
+    ASSERT_EQ(read(fresh.back()), step + 4) << "step " << step;
+  }
+  EXPECT_EQ(stats().captures, 1);
+  EXPECT_EQ(stats().instantiations, 1);
+  EXPECT_EQ(stats().rebinds, 38);
+
+  ASSERT_EQ(gpRtProgramSetGraphCacheCapacity(program, 4), GP_RT_SUCCESS);
+  constexpr int kSets = 8;
+  std::vector<int64_t *> dst;
+  std::vector<int64_t> expected(kSets, 0);
+  for (int i = 0; i < kSets; ++i)
+    dst.push_back(allocate(1));
+  for (int step = 0; step < 6 * kSets; ++step) {
+    int set = step % kSets;
+    ASSERT_EQ(run(dst[set], src, nullptr, 1), GP_RT_SUCCESS);
+    expected[set] += 4;
+    ASSERT_EQ(read(dst[set]), expected[set]) << "step " << step;
+  }
+  EXPECT_EQ(stats().captures, 1);
+  EXPECT_LE(stats().liveGraphs, 4);
 }
 
 // Views into one larger caller buffer, at a new offset on every call.
@@ -376,7 +417,7 @@ TEST_P(BindingTest, MatmulFollowsMovedInputs) {
       }
   }
   EXPECT_EQ(stats().captures, 1);
-  EXPECT_EQ(stats().instantiations, 1);
+  EXPECT_EQ(stats().instantiations, kSets); // One per recurring set.
 }
 
 TEST(ExternRegistration, UnknownFlagsAreAnError) {

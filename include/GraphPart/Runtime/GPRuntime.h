@@ -120,11 +120,13 @@ gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program, const int64_t *keys,
  * then once per further new shape. */
 gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program, int32_t limit);
 
-/* Recorded shape keys (with their input addresses) each partition keeps
- * per thread, each with its own executable, so alternating keys replay
- * without updating anything (default 64; GP_CUDAGRAPH_CACHE_CAPACITY).
- * Past it the least recently used key is evicted, and its executable is
- * updated in place for the new key when the topologies match. */
+/* Executables each partition keeps per thread (default 64;
+ * GP_CUDAGRAPH_CACHE_CAPACITY): one per recorded key (shape and placement
+ * of the inputs), so alternating keys replay without updating anything,
+ * and more per key for sets of input addresses that recur, so rotating
+ * buffers replay without re-binding. Past it the least recently used is
+ * dropped (with its key when it was the key's last), and its executable is
+ * updated in place for a new key when the topologies match. */
 gpRtStatus gpRtProgramSetGraphCacheCapacity(gpRtProgram *program,
                                             int32_t capacity);
 
