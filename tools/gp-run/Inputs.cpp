@@ -19,28 +19,33 @@
 
 using namespace gp::run;
 
-Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
-                          int position, std::mt19937_64 &random) {
+bool gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
+                         int position, std::mt19937_64 &random, Input &input,
+                         std::string &error, int64_t maxBytes) {
   std::string where =
       "--input " + std::to_string(position) + " ('" + spec + "')";
-  Input input;
+  auto reject = [&](std::string message) {
+    error = std::move(message);
+    return false;
+  };
+  input = Input();
   if (!info.isBuffer) {
     char *end = nullptr;
     input.index = std::strtoll(spec.c_str(), &end, 10);
     if (spec.empty() || *end)
-      die(where + ": argument " + std::to_string(position) +
-          " is an index; give an integer");
+      return reject(where + ": argument " + std::to_string(position) +
+                    " is an index; give an integer");
     input.isIndex = true;
-    return input;
+    return true;
   }
   if (!spec.empty() && spec[0] == '@') {
-    std::string error;
-    if (!readNpy(spec.substr(1), input.array, error))
-      die(error);
+    std::string npyError;
+    if (!readNpy(spec.substr(1), input.array, npyError))
+      return reject(npyError);
   } else {
     size_t eq = spec.find('=');
     if (eq == std::string::npos)
-      die(where + ": expected SHAPExTYPE=VALUE or @file.npy");
+      return reject(where + ": expected SHAPExTYPE=VALUE or @file.npy");
     std::string type = spec.substr(0, eq), value = spec.substr(eq + 1);
     std::vector<std::string> parts;
     std::stringstream stream(type);
@@ -48,10 +53,10 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
     while (std::getline(stream, part, 'x'))
       parts.push_back(part);
     if (parts.empty())
-      die(where + ": no element type");
+      return reject(where + ": no element type");
     input.array.type = findElementType(parts.back());
     if (!input.array.type)
-      die(where + ": unknown element type '" + parts.back() + "'");
+      return reject(where + ": unknown element type '" + parts.back() + "'");
     parts.pop_back();
     int64_t bytes = input.array.type->bytes;
     for (const std::string &dim : parts) {
@@ -59,21 +64,24 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
       errno = 0;
       long long size = std::strtoll(dim.c_str(), &end, 10);
       if (dim.empty() || *end || size < 0 || errno == ERANGE)
-        die(where + ": bad dimension '" + dim + "'");
+        return reject(where + ": bad dimension '" + dim + "'");
       input.array.shape.push_back(size);
       if (__builtin_mul_overflow(bytes, static_cast<int64_t>(size), &bytes))
-        die(where + ": the shape has more elements than can be counted");
+        return reject(where +
+                      ": the shape has more elements than can be counted");
     }
     // Checked before allocating: a typo must not take the host's memory.
-    constexpr int64_t kMaxInputBytes = int64_t(1) << 40;
-    if (bytes > kMaxInputBytes)
-      die(where + ": " + std::to_string(bytes) +
-          " bytes is more than an input may hold (2^40)");
+    if (bytes > maxBytes)
+      return reject(where + ": " + std::to_string(bytes) +
+                    " bytes is more than an input may hold (" +
+                    (maxBytes == kMaxInputBytes ? std::string("2^40")
+                                                : std::to_string(maxBytes)) +
+                    ")");
     try {
       input.array.data.resize(bytes);
     } catch (const std::bad_alloc &) {
-      die(where + ": cannot hold " + std::to_string(bytes) +
-          " bytes in host memory");
+      return reject(where + ": cannot hold " + std::to_string(bytes) +
+                    " bytes in host memory");
     }
     bool isRandom = value == "random";
     double constant = 0;
@@ -81,7 +89,7 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
       char *end = nullptr;
       constant = std::strtod(value.c_str(), &end);
       if (value.empty() || *end)
-        die(where + ": the value must be 'random' or a number");
+        return reject(where + ": the value must be 'random' or a number");
     }
     if (isRandom)
       fillRandom(input.array, random);
@@ -90,17 +98,17 @@ Input gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
         setElement(input.array, i, constant);
   }
   if (input.array.type->name != std::string(info.elementType))
-    die(where + ": element type " + input.array.type->name +
-        ", but the entry takes " + info.elementType);
+    return reject(where + ": element type " + input.array.type->name +
+                  ", but the entry takes " + info.elementType);
   if (static_cast<int32_t>(input.array.shape.size()) != info.rank)
-    die(where + ": rank " + std::to_string(input.array.shape.size()) +
-        ", but the entry takes rank " + std::to_string(info.rank));
+    return reject(where + ": rank " + std::to_string(input.array.shape.size()) +
+                  ", but the entry takes rank " + std::to_string(info.rank));
   for (int32_t d = 0; d < info.rank; ++d)
     if (info.shape[d] >= 0 && info.shape[d] != input.array.shape[d])
-      die(where + ": dimension " + std::to_string(d) + " is " +
-          std::to_string(input.array.shape[d]) + ", but the entry takes " +
-          std::to_string(info.shape[d]));
-  return input;
+      return reject(where + ": dimension " + std::to_string(d) + " is " +
+                    std::to_string(input.array.shape[d]) +
+                    ", but the entry takes " + std::to_string(info.shape[d]));
+  return true;
 }
 
 bool gp::run::isHostDevice(const char *device) {

@@ -26,11 +26,16 @@ struct Input {
   Array array;
 };
 
+/// What an input may hold, checked before allocating.
+constexpr int64_t kMaxInputBytes = int64_t(1) << 40;
+
 /// Parses the spec of argument `position` (SHAPExTYPE=VALUE, SHAPExTYPE=
-/// random, @file.npy, or an integer for an index argument) and checks it
-/// against `info`. Random values are drawn from `random`. Dies on errors.
-Input parseInput(const std::string &spec, const gpRtValueInfo &info,
-                 int position, std::mt19937_64 &random);
+/// random, @file.npy, or an integer for an index argument) into `input` and
+/// checks it against `info`. Random values are drawn from `random`. On bad
+/// input, returns false with the reason in `error`.
+bool parseInput(const std::string &spec, const gpRtValueInfo &info,
+                int position, std::mt19937_64 &random, Input &input,
+                std::string &error, int64_t maxBytes = kMaxInputBytes);
 
 /// Fills `array` with random values as the `random` spec does: floats in
 /// [-1, 1], integers in [0, 7].

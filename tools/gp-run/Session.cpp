@@ -421,8 +421,14 @@ int gp::run::runProgram(const RunOptions &options) {
         std::to_string(options.inputSpecs.size()) + " --input given");
   std::mt19937_64 random(options.seed);
   std::vector<Input> inputs;
-  for (size_t i = 0; i < argInfos.size(); ++i)
-    inputs.push_back(parseInput(options.inputSpecs[i], argInfos[i], i, random));
+  for (size_t i = 0; i < argInfos.size(); ++i) {
+    Input input;
+    std::string error;
+    if (!parseInput(options.inputSpecs[i], argInfos[i], i, random, input,
+                    error))
+      die(error);
+    inputs.push_back(std::move(input));
+  }
   run.place(inputs);
   run.upload(inputs);
   run.placeRotation(options.rotate, inputs);

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Fuzzes GraphPart with libFuzzer under AddressSanitizer and
+# UndefinedBehaviorSanitizer for a given time, seeded from the repository:
+#
+#   bash scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+#
+#  - gp-fuzz-pipeline: bytes through parse, verify and gp-pipeline
+#    target=host; seeds are every .mlir file of test/ and examples/, split
+#    at `// -----`, and generated programs (bench/gen_*.py);
+#  - gp-fuzz-inputs: gp-run's --input specs and .npy reader.
+#
+# Builds build-fuzz/ (clang-22, GP_SANITIZE=address,undefined,fuzzer-no-link,
+# GP_BUILD_FUZZERS=ON). The corpora grow in build-fuzz/corpus/<target>;
+# crashing inputs land in build-fuzz/findings/<target>/ (each one becomes a
+# regression test once fixed). Prints each target's executions and
+# findings; fails when a target found something.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${GP_FUZZ_BUILD:-$root/build-fuzz}"
+seconds="${1:-60}"
+if [ ! -f "$out/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGP_SANITIZE=address,undefined,fuzzer-no-link -DGP_BUILD_FUZZERS=ON \
+    -DGP_USE_TCMALLOC=OFF -DCMAKE_C_COMPILER=clang-22 \
+    -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null || exit 1
+fi
+ninja -C "$out" -j "${GP_JOBS:-2}" gp-fuzz-pipeline gp-fuzz-inputs >/dev/null || exit 1
+
+seed() { # target: fills build-fuzz/seeds/<target> once
+  local dir="$out/seeds/$1"
+  [ -d "$dir" ] && return
+  mkdir -p "$dir"
+  if [ "$1" = pipeline ]; then
+    local n=0
+    while IFS= read -r file; do
+      python3 - "$file" "$dir" "$n" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+for i, part in enumerate(text.split("// -----")):
+    open(f"{sys.argv[2]}/{sys.argv[3]}_{i}.mlir", "w").write(part)
+PY
+      n=$((n + 1))
+    done < <(find "$root/test" "$root/examples" -name '*.mlir')
+    python3 "$root/bench/gen_chain.py" 3 4 > "$dir/chain.mlir"
+    python3 "$root/bench/gen_mlp.py" 2 2 4 > "$dir/mlp.mlir"
+    python3 "$root/bench/gen_program.py" 40 > "$dir/program.mlir"
+  else
+    printf '\x00f32 2 2 3\n2x3xf32=1.5' > "$dir/spec"
+    printf '\x00f32 1 -1\n7xf32=random' > "$dir/dynamic"
+    printf '\x00index 0\n42' > "$dir/index"
+    printf '\x00bf16 3 1 2 3\n1x2x3xbf16=0.25' > "$dir/bf16"
+    python3 - "$dir" <<'PY'
+import struct, sys
+def npy(path, descr, shape, payload):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x01\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload)
+npy(sys.argv[1] + "/f32.npy", "<f4", "(2, 2)", struct.pack("<4f", 1, 2, 3, 4))
+npy(sys.argv[1] + "/i64.npy", "<i8", "(3,)", struct.pack("<3q", 1, -2, 3))
+PY
+  fi
+}
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+for target in pipeline inputs; do
+  seed "$target"
+  corpus="$out/corpus/$target" findings="$out/findings/$target"
+  mkdir -p "$corpus" "$findings"
+  log="$out/fuzz-$target.log"
+  "$out/bin/gp-fuzz-$target" "$corpus" "$out/seeds/$target" \
+    -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+    -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  found=$(find "$findings" -type f | wc -l)
+  echo "gp-fuzz-$target: ${execs:-0} executions in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, $found finding(s) in $findings"
+  [ "$found" -eq 0 ] || { status=1; tail -40 "$log"; }
+done
+exit $status
