@@ -10,10 +10,12 @@
 #  - gp-fuzz-inputs: gp-run's --input specs and .npy reader.
 #
 # Builds build-fuzz/ (clang-22, GP_SANITIZE=address,undefined,fuzzer-no-link,
-# GP_BUILD_FUZZERS=ON). The corpora grow in build-fuzz/corpus/<target>;
-# crashing inputs land in build-fuzz/findings/<target>/ (each one becomes a
-# regression test once fixed). Prints each target's executions and
-# findings; fails when a target found something.
+# GP_BUILD_FUZZERS=ON). Every input that once crashed a target
+# (unittests/Fuzz/regressions/<target>) runs first, alone; then the target
+# fuzzes. The corpora grow in build-fuzz/corpus/<target>; crashing inputs
+# land in build-fuzz/findings/<target>/ (each one, once fixed, goes to the
+# regressions). Prints each target's executions and findings; fails when a
+# target found something.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${GP_FUZZ_BUILD:-$root/build-fuzz}"
@@ -72,7 +74,13 @@ for target in pipeline inputs; do
   corpus="$out/corpus/$target" findings="$out/findings/$target"
   mkdir -p "$corpus" "$findings"
   log="$out/fuzz-$target.log"
-  "$out/bin/gp-fuzz-$target" "$corpus" "$out/seeds/$target" \
+  regressions="$root/unittests/Fuzz/regressions/$target"
+  if ! "$out/bin/gp-fuzz-$target" "$regressions"/* >"$log" 2>&1; then
+    echo "gp-fuzz-$target: a regression input fails again:"; tail -40 "$log"
+    status=1
+    continue
+  fi
+  "$out/bin/gp-fuzz-$target" "$corpus" "$out/seeds/$target" "$regressions" \
     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
     -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")

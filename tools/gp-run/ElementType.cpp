@@ -6,7 +6,9 @@
 
 #include "ElementType.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 using namespace gp::run;
@@ -74,6 +76,26 @@ double gp::run::element(const Array &array, int64_t i) {
     return v;
   }
   return *p;
+}
+
+bool gp::run::representable(const ElementType &type, double value) {
+  std::string_view n = type.name;
+  if (n == "f64" || n == "f16" || n == "i1")
+    return true;
+  if (n == "f32")
+    return !std::isfinite(value) ||
+           std::fabs(value) <= std::numeric_limits<float>::max();
+  if (std::isnan(value))
+    return false;
+  // Integers truncate toward zero: the truncated value must fit.
+  double low = 0, high = 256; // f8E4M3FN: a raw byte.
+  if (n != "f8E4M3FN") {
+    double half = std::ldexp(1.0, type.bytes * 8 - 1);
+    low = -half;
+    high = half;
+  }
+  double truncated = std::trunc(value);
+  return truncated >= low && truncated < high;
 }
 
 void gp::run::setElement(Array &array, int64_t i, double value) {

@@ -50,6 +50,11 @@ struct Array {
 /// f8E4M3FN elements are not converted: their bits come back.
 double element(const Array &array, int64_t i);
 
+/// Whether setElement can store `value` in an element of `type`: finite
+/// values within its range (integers truncate; f8E4M3FN takes a raw byte,
+/// 0 to 255; f32 and f64 also take infinities and NaN).
+bool representable(const ElementType &type, double value);
+
 /// Sets element `i` from a double, converting to the element type. f16 has
 /// no conversion: every element becomes 1.0. f8E4M3FN takes `value` as its
 /// raw byte.

@@ -90,6 +90,9 @@ bool gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
       constant = std::strtod(value.c_str(), &end);
       if (value.empty() || *end)
         return reject(where + ": the value must be 'random' or a number");
+      if (!representable(*input.array.type, constant))
+        return reject(where + ": " + value + " does not fit in " +
+                      input.array.type->name);
     }
     if (isRandom)
       fillRandom(input.array, random);

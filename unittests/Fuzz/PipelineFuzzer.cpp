@@ -26,6 +26,7 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -50,13 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ScopedDiagnosticHandler quiet(&context,
                                 [](Diagnostic &) { return success(); });
   ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      StringRef(reinterpret_cast<const char *>(data), size), config);
+  // NUL-terminated, as a file gp-opt reads is: MLIR's lexer stops there.
+  std::string source(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, config);
   if (!module || failed(verify(*module)))
     return 0;
   PassManager pm(&context);
-  if (failed(parsePassPipeline("builtin.module(gp-pipeline{target=host})",
-                               pm)))
+  if (failed(parsePassPipeline("builtin.module(gp-pipeline{target=host})", pm)))
     std::abort(); // The pipeline itself must parse.
   (void)pm.run(*module);
   return 0;

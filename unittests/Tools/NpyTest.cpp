@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -122,6 +124,27 @@ TEST(ElementTypeTest, SetAndGetElements) {
   setElement(f8, 0, 7);
   EXPECT_EQ(f8.data[0], 7);
   EXPECT_EQ(element(f8, 0), 7);
+}
+
+// What setElement may be given (gp-run checks constants with it; scripts/
+// fuzz.sh found an i64 constant of 1.1e43, whose conversion was undefined).
+TEST(ElementTypeTest, RepresentableValues) {
+  const ElementType &i64 = *findElementType("i64");
+  const ElementType &i8 = *findElementType("i8");
+  const ElementType &f32 = *findElementType("f32");
+  const ElementType &f8 = *findElementType("f8E4M3FN");
+  EXPECT_TRUE(representable(i64, -9.2e18));
+  EXPECT_FALSE(representable(i64, 1.1e43));
+  EXPECT_FALSE(representable(i64, 9223372036854775808.0));
+  EXPECT_FALSE(representable(i64, std::nan("")));
+  EXPECT_TRUE(representable(i8, 127.9)); // Truncates to 127.
+  EXPECT_FALSE(representable(i8, 128));
+  EXPECT_TRUE(representable(i8, -128));
+  EXPECT_TRUE(representable(f32, 3e38));
+  EXPECT_FALSE(representable(f32, 1e300));
+  EXPECT_TRUE(representable(f32, INFINITY));
+  EXPECT_TRUE(representable(f8, 255));
+  EXPECT_FALSE(representable(f8, -1));
 }
 
 TEST(NpyTest, RoundTripsEveryTypeAndRank) {
