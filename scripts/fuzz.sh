@@ -3,11 +3,14 @@
 # UndefinedBehaviorSanitizer for a given time, seeded from the repository:
 #
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+#   GP_FUZZ_TARGETS="inputs manifest" bash scripts/fuzz.sh 600   (some only)
 #
 #  - gp-fuzz-pipeline: bytes through parse, verify and gp-pipeline
 #    target=host; seeds are every .mlir file of test/ and examples/, split
 #    at `// -----`, and generated programs (bench/gen_*.py);
-#  - gp-fuzz-inputs: gp-run's --input specs and .npy reader.
+#  - gp-fuzz-inputs: gp-run's --input specs and .npy reader;
+#  - gp-fuzz-manifest: artifact manifests, read and made into a program;
+#    seeds are the manifests of the examples compiled for both targets.
 #
 # Builds build-fuzz/ (clang-22, GP_SANITIZE=address,undefined,fuzzer-no-link,
 # GP_BUILD_FUZZERS=ON). Every input that once crashed a target
@@ -28,7 +31,8 @@ if [ ! -f "$out/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null || exit 1
 fi
-ninja -C "$out" -j "${GP_JOBS:-2}" gp-fuzz-pipeline gp-fuzz-inputs >/dev/null || exit 1
+ninja -C "$out" -j "${GP_JOBS:-2}" gp-fuzz-pipeline gp-fuzz-inputs \
+  gp-fuzz-manifest gp-opt >/dev/null || exit 1
 
 seed() { # target: fills build-fuzz/seeds/<target> once
   local dir="$out/seeds/$1"
@@ -48,6 +52,19 @@ PY
     python3 "$root/bench/gen_chain.py" 3 4 > "$dir/chain.mlir"
     python3 "$root/bench/gen_mlp.py" 2 2 4 > "$dir/mlp.mlir"
     python3 "$root/bench/gen_program.py" 40 > "$dir/program.mlir"
+  elif [ "$1" = manifest ]; then
+    for program in "$root"/examples/*.mlir; do
+      for kind in host cuda; do
+        "$out/bin/gp-opt" "$program" --gp-pipeline="target=$kind" 2>/dev/null |
+          python3 -c '
+import re, sys
+m = re.search(r"@gp_manifest\(\"(.*?)\\00\"\)", sys.stdin.read())
+if m:
+    text = re.sub(r"\\([0-9A-F]{2})", lambda g: chr(int(g.group(1), 16)), m.group(1))
+    open(sys.argv[1], "w").write(text)
+' "$dir/$(basename "$program" .mlir).$kind"
+      done
+    done
   else
     printf '\x00f32 2 2 3\n2x3xf32=1.5' > "$dir/spec"
     printf '\x00f32 1 -1\n7xf32=random' > "$dir/dynamic"
@@ -69,7 +86,7 @@ PY
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
-for target in pipeline inputs; do
+for target in ${GP_FUZZ_TARGETS:-pipeline inputs manifest}; do
   seed "$target"
   corpus="$out/corpus/$target" findings="$out/findings/$target"
   mkdir -p "$corpus" "$findings"

@@ -66,8 +66,8 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
     long long size = std::strtoll(dim.c_str(), &end, 10);
     if (dim.empty() || *end || errno || size < 0)
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "artifact manifest: bad dimension '" + dim + "' in '" +
-                      text + "'");
+                  "artifact manifest: bad dimension '" + dim + "' in '" + text +
+                      "'");
     value.shape.push_back(size);
   }
   line >> value.device;
@@ -121,8 +121,8 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       std::string kind, reasons;
       line >> index >> kind >> keyLength;
       std::getline(line >> std::ws, reasons);
-      artifact.partitions.push_back({kind == "capturable" ? 1 : 0, keyLength,
-                                     nullptr});
+      artifact.partitions.push_back(
+          {kind == "capturable" ? 1 : 0, keyLength, nullptr});
       artifact.reasons.push_back(reasons == "-" ? "" : reasons);
     } else if (key == "entry") {
       artifact.entries.emplace_back();
@@ -144,12 +144,12 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
   for (size_t i = 0; i < artifact.partitions.size(); ++i)
     artifact.partitions[i].reasons = artifact.reasons[i].c_str();
   for (Entry &e : artifact.entries) {
-    for (auto [values, infos] :
-         {std::pair{&e.args, &e.argInfos}, std::pair{&e.results, &e.resultInfos}})
+    for (auto [values, infos] : {std::pair{&e.args, &e.argInfos},
+                                 std::pair{&e.results, &e.resultInfos}})
       for (Value &v : *values)
         infos->push_back({v.isBuffer ? 1 : 0, v.elementType.c_str(),
-                          static_cast<int32_t>(v.shape.size()),
-                          v.shape.data(), v.device.c_str()});
+                          static_cast<int32_t>(v.shape.size()), v.shape.data(),
+                          v.device.c_str()});
   }
   return GP_RT_SUCCESS;
 }
@@ -210,7 +210,11 @@ static gpRtStatus checkElf(const char *path) {
   if (size < sizeof(header) ||
       !file.read(reinterpret_cast<char *>(header), sizeof(header)))
     return bad("not an ELF shared object (too short)");
-  if (std::memcmp(header, "\x7f" "ELF", 4) != 0 || header[4] != 2)
+  if (std::memcmp(header,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      header[4] != 2)
     return bad("not a 64-bit ELF shared object");
   auto read = [&](const unsigned char *at, int bytes) {
     uint64_t value = 0;
@@ -239,6 +243,38 @@ static gpRtStatus checkElf(const char *path) {
   return GP_RT_SUCCESS;
 }
 
+gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
+                                gpRtBackend backend, int32_t device,
+                                const char *path) {
+  if (gpRtStatus status = parseManifest(artifact, manifest))
+    return status;
+  bool cudaArtifact = artifact.target == "cuda";
+  if (cudaArtifact != (backend == GP_RT_BACKEND_CUDA))
+    return fail(
+        GP_RT_ERROR_INVALID_ARGUMENT,
+        std::string("artifact '") + path + "' was compiled for " +
+            artifact.target + " and cannot run on the " +
+            gpRtBackendName(backend) +
+            " backend (compile with target=" + gpRtBackendName(backend) + ")");
+  std::string name = artifact.entries.empty() ? std::string("program")
+                                              : artifact.entries.front().name;
+  gpRtProgramInfo info{name.c_str(),
+                       static_cast<int32_t>(artifact.partitions.size()),
+                       artifact.partitions.data(),
+                       artifact.arenaBytes,
+                       artifact.generators,
+                       artifact.seed,
+                       artifact.hostArenaBytes};
+  if (device < 0)
+    device = artifact.device;
+  if (gpRtStatus status =
+          gpRtProgramCreate(&info, backend, device, &artifact.program))
+    return status;
+  if (gpRtStatus status = applyPolicy(artifact))
+    return status;
+  return GP_RT_SUCCESS;
+}
+
 static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
                                int32_t device, gpRtArtifact **result) {
   if (!path || !result)
@@ -250,15 +286,16 @@ static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
   artifact->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!artifact->library)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string("cannot load artifact '") + path + "': " +
-                    dlerror());
+                std::string("cannot load artifact '") + path +
+                    "': " + dlerror());
   auto *manifest =
       static_cast<const char *>(dlsym(artifact->library, "gp_manifest"));
   if (!manifest)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string("'") + path +
                     "' is not a GraphPart artifact (no gp_manifest)");
-  if (gpRtStatus status = parseManifest(*artifact, manifest))
+  if (gpRtStatus status =
+          loadManifest(*artifact, manifest, backend, device, path))
     return status;
   for (Entry &entry : artifact->entries) {
     std::string symbol = "gp_entry_" + entry.name;
@@ -268,31 +305,6 @@ static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                   std::string("artifact '") + path + "' lacks " + symbol);
   }
-  bool cudaArtifact = artifact->target == "cuda";
-  if (cudaArtifact != (backend == GP_RT_BACKEND_CUDA))
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string("artifact '") + path + "' was compiled for " +
-                    artifact->target + " and cannot run on the " +
-                    gpRtBackendName(backend) +
-                    " backend (compile with target=" +
-                    gpRtBackendName(backend) + ")");
-  std::string name = artifact->entries.empty()
-                         ? std::string("program")
-                         : artifact->entries.front().name;
-  gpRtProgramInfo info{name.c_str(),
-                       static_cast<int32_t>(artifact->partitions.size()),
-                       artifact->partitions.data(),
-                       artifact->arenaBytes,
-                       artifact->generators,
-                       artifact->seed,
-                       artifact->hostArenaBytes};
-  if (device < 0)
-    device = artifact->device;
-  if (gpRtStatus status =
-          gpRtProgramCreate(&info, backend, device, &artifact->program))
-    return status;
-  if (gpRtStatus status = applyPolicy(*artifact))
-    return status;
   if (const char *env = std::getenv("GP_DEBUG_OVERWRITE"); env && *env)
     artifact->results.debugOverwrite =
         parseBoolean("GP_DEBUG_OVERWRITE", env, false);
@@ -302,8 +314,8 @@ static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
 
 extern "C" {
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path,
-                                         gpRtBackend backend, int32_t device,
+GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
+                                         int32_t device,
                                          gpRtArtifact **result) {
   // Nothing may escape the C ABI: a manifest or file that makes the
   // standard library throw is an error like any other.
@@ -399,9 +411,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact,
               std::string("no entry '") + name + "' (entries: " + names + ")");
 }
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact,
-                                         int32_t index, void **args,
-                                         void **results) {
+GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
+                                         void **args, void **results) {
   if (!artifact || index < 0 ||
       index >= static_cast<int32_t>(artifact->entries.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,

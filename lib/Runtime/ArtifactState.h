@@ -72,6 +72,14 @@ int64_t elementTypeBytes(const std::string &name);
 
 } // namespace gp::rt
 
+namespace gp::rt {
+/// Reads an artifact's manifest into `artifact` and creates its program on
+/// `backend` (`path` names the artifact in messages). What
+/// gpRtArtifactLoad does once the library is open; apart for fuzzing.
+gpRtStatus loadManifest(gpRtArtifact &artifact, const char *manifest,
+                        gpRtBackend backend, int32_t device, const char *path);
+} // namespace gp::rt
+
 struct gpRtArtifact {
   void *library = nullptr;
   std::string target;
