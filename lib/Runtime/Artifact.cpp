@@ -90,31 +90,35 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
     std::istringstream line(text_);
     std::string key;
     line >> key;
+    // A number that does not parse or does not fit fails the line (the
+    // stream would leave a clamped or zero value behind).
+    bool bad = false;
+    auto read = [&](auto &value) { bad = !(line >> value); };
     if (key == "target") {
       line >> artifact.target;
     } else if (key == "arena") {
-      line >> artifact.arenaBytes;
+      read(artifact.arenaBytes);
     } else if (key == "host-arena") {
-      line >> artifact.hostArenaBytes;
+      read(artifact.hostArenaBytes);
     } else if (key == "generators") {
-      line >> artifact.generators;
+      read(artifact.generators);
     } else if (key == "seed") {
-      line >> artifact.seed;
+      read(artifact.seed);
     } else if (key == "device") {
-      line >> artifact.device;
+      read(artifact.device);
     } else if (key == "warmup-runs") {
-      line >> artifact.warmupRuns;
+      read(artifact.warmupRuns);
     } else if (key == "capture-sizes") {
       line >> artifact.captureSizes;
       if (artifact.captureSizes == "-")
         artifact.captureSizes.clear();
     } else if (key == "graph-cache-capacity") {
-      line >> artifact.graphCacheCapacity;
+      read(artifact.graphCacheCapacity);
     } else if (key == "shape-warning-limit") {
-      line >> artifact.shapeWarningLimit;
+      read(artifact.shapeWarningLimit);
     } else if (key == "or-error") {
       int flag = 0;
-      line >> flag;
+      read(flag);
       artifact.orError = flag != 0;
     } else if (key == "partition") {
       int index = 0, keyLength = 0;
@@ -140,6 +144,9 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                   "artifact manifest: unknown line '" + text_ + "'");
     }
+    if (bad)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "artifact manifest: bad number in '" + text_ + "'");
   }
   for (size_t i = 0; i < artifact.partitions.size(); ++i)
     artifact.partitions[i].reasons = artifact.reasons[i].c_str();

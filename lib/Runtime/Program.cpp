@@ -33,6 +33,13 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
       info->hostArenaBytes > kMaxBlockBytes)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: an arena of more than 2^56 bytes");
+  // One per RNG op of the program; more is a corrupt description, not a
+  // reason to take the host's memory (found by scripts/fuzz.sh).
+  constexpr int32_t kMaxGenerators = 1 << 20;
+  if (info->numGenerators > kMaxGenerators)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtProgramCreate: " + std::to_string(info->numGenerators) +
+                    " RNG generators (at most 2^20)");
   if (backend != GP_RT_BACKEND_HOST && backend != GP_RT_BACKEND_CUDA)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramCreate: unknown backend " +

@@ -873,6 +873,13 @@ TEST_F(ProgramTest, OversizedAllocationsFail) {
   gpRtProgram *huge = nullptr;
   EXPECT_EQ(gpRtProgramCreate(&info, GP_RT_BACKEND_HOST, 0, &huge),
             GP_RT_ERROR_INVALID_ARGUMENT);
+  // A corrupt generator count (scripts/fuzz.sh: a manifest's
+  // "generators 0777777777777777777777" took all the host's memory).
+  gpRtProgramInfo generators{"rng", 1, partitions, 0, (1 << 20) + 1, 0};
+  EXPECT_EQ(gpRtProgramCreate(&generators, GP_RT_BACKEND_HOST, 0, &huge),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("RNG generators"),
+            std::string::npos);
 }
 
 // Without a warm-up run there is nothing to plan from: an allocation during
