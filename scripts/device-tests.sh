@@ -20,7 +20,8 @@ llvm="${GP_LLVM_DIR:-/usr/lib/llvm-22}"
 
 prepare() {
   rm -rf "$out" && mkdir -p "$out/artifacts" "$out/bin" "$out/lib"
-  for program in "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir; do
+  for program in "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir \
+                 "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir; do
     stem="$(basename "$program" .mlir)"
     "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
   done
@@ -74,6 +75,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/held-results-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unused-symbols-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/differential-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/reductions-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \

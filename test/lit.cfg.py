@@ -19,7 +19,22 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%gp_src_root", config.gp_src_root))
 config.substitutions.append(("%gp_examples", os.path.join(config.gp_src_root, "examples")))
 config.substitutions.append(("%gp_docs_build", config.gp_docs_dir))
-config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+# The python3 tests run with: the first one on PATH that has numpy (tests
+# that compare with numpy say `REQUIRES: numpy`), else the first one.
+def _python_with_numpy():
+    candidates = [shutil.which("python3"), "/usr/bin/python3"]
+    for python in [c for c in candidates if c and os.path.exists(c)]:
+        probe = subprocess.run([python, "-c", "import numpy"],
+                               capture_output=True)
+        if probe.returncode == 0:
+            return python
+    return None
+
+_numpy_python = _python_with_numpy()
+if _numpy_python:
+    config.available_features.add("numpy")
+config.substitutions.append(
+    ("%python", _numpy_python or shutil.which("python3") or "python3"))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

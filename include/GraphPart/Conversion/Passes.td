@@ -14,8 +14,19 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
     bodies go through upstream lowering: linalg to parallel loops, loops
     tiled by `block-size` and mapped to blocks and threads (a 4096-element
     elementwise op becomes 16 blocks of 256 threads), then outlined. Work in
-    a body that has no parallel loop to map (a reduction to a scalar, a store
-    of one element) runs as a single GPU thread rather than on the host.
+    a body that has no parallel loop to map (a store of one element) runs as
+    a single GPU thread rather than on the host.
+
+    Linalg ops with reduction loops whose outputs combine a value of the
+    inputs with add, mul, max, min, and, or or xor (sums, means, softmax
+    and layer-norm statistics, reductions to a scalar) get a block of
+    threads per parallel point: threads fold strided shares of the
+    reduction (consecutive threads on consecutive elements) and
+    `gpu.all_reduce` combines them. When the parallel points are fewer than
+    128 and the reductions long, up to 1024 blocks share a point and fold
+    their results into the output atomically. f16 and bf16 accumulate in
+    f32. Short reductions over many points (fewer than 32 elements, at
+    least 1024 points) and other reductions keep a thread per point.
 
     Buffers reach the kernels through `memref.memory_space_cast` to the
     default memory space: a kernel sees plain device pointers. The module
@@ -30,7 +41,11 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
   ];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
-           "Threads per block for mapped parallel loops">,
+           "Threads per block for mapped parallel loops (and at most, "
+           "for reductions)">,
+    Option<"parallelReductions", "parallel-reductions", "bool", "true",
+           "Reduce with blocks of threads (off: a thread per parallel "
+           "point)">,
   ];
 }
 

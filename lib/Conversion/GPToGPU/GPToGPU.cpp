@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Reductions.h"
+
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 
@@ -128,8 +130,11 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
       result.setType(stripMemorySpace(result.getType()));
   });
 
-  // 2. Parallel loops, collapsed to one dimension (so that any rank fills
+  // 2. Reductions get blocks of threads of their own; the rest becomes
+  //    parallel loops, collapsed to one dimension (so that any rank fills
   //    whole blocks), tiled and mapped to blocks and threads.
+  if (parallelReductions)
+    lowerReductionsToBlocks(func, blockSize);
   PassManager toLoops(context);
   toLoops.nest<func::FuncOp>().addPass(createConvertLinalgToParallelLoopsPass());
   if (failed(toLoops.run(*scratch)))

@@ -1,0 +1,565 @@
+//===- Reductions.cpp - block-parallel reductions for cuda kernels --------===//
+//
+// The generic loop mapping gives each parallel point one thread that runs
+// the whole reduction on its own, and a reduction to a scalar one thread
+// in all. Here a reduction gets a block per parallel point (a row of a
+// softmax, a layer norm's statistics): the block's threads read the row
+// with consecutive threads on consecutive elements, each folds its share
+// into a register, and `gpu.all_reduce` (warp shuffles and shared memory
+// once lowered to NVVM) combines the threads. When there are few parallel
+// points and long reductions (a sum to a scalar), several blocks share a
+// point and combine their results into the output with an atomic
+// read-modify-write, which also folds in the output's initial value as
+// linalg semantics require.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reductions.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+/// How one output of a reduction is combined: `yield combine(partial, out)`
+/// with `partial` computed from the inputs only.
+struct Combiner {
+  Operation *op;
+  gpu::AllReduceOperation kind;
+  /// The payload value folded into the output.
+  Value partial;
+  /// What threads accumulate in: f32 for narrower floats.
+  Type accumulator;
+  /// The neutral element, in the accumulator type.
+  TypedAttr neutral;
+  /// The atomic read-modify-write that folds a block's result into the
+  /// output, where LLVM has one (none for mul and xor).
+  std::optional<arith::AtomicRMWKind> atomicKind;
+};
+
+std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
+  using Kind = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return Kind::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return Kind::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return Kind::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return Kind::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return Kind::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return Kind::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return Kind::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return Kind::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return Kind::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return Kind::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return Kind::AND; })
+      .Case<arith::OrIOp>([](auto) { return Kind::OR; })
+      .Case<arith::XOrIOp>([](auto) { return Kind::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<arith::AtomicRMWKind> atomicKind(Operation *op) {
+  using Kind = arith::AtomicRMWKind;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case<arith::AddFOp>([](auto) { return Kind::addf; })
+      .Case<arith::AddIOp>([](auto) { return Kind::addi; })
+      .Case<arith::MaximumFOp>([](auto) { return Kind::maximumf; })
+      .Case<arith::MinimumFOp>([](auto) { return Kind::minimumf; })
+      .Case<arith::MaxNumFOp>([](auto) { return Kind::maxnumf; })
+      .Case<arith::MinNumFOp>([](auto) { return Kind::minnumf; })
+      .Case<arith::MaxSIOp>([](auto) { return Kind::maxs; })
+      .Case<arith::MinSIOp>([](auto) { return Kind::mins; })
+      .Case<arith::MaxUIOp>([](auto) { return Kind::maxu; })
+      .Case<arith::MinUIOp>([](auto) { return Kind::minu; })
+      .Case<arith::AndIOp>([](auto) { return Kind::andi; })
+      .Case<arith::OrIOp>([](auto) { return Kind::ori; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Whether `value` (in `body`) depends on any of `outputs`.
+bool dependsOnOutputs(Value value, Block &body,
+                      const llvm::SmallPtrSetImpl<Value> &outputs) {
+  SmallVector<Value> work{value};
+  llvm::SmallPtrSet<Value, 16> seen;
+  while (!work.empty()) {
+    Value current = work.pop_back_val();
+    if (!seen.insert(current).second)
+      continue;
+    if (outputs.contains(current))
+      return true;
+    Operation *definer = current.getDefiningOp();
+    if (!definer || definer->getBlock() != &body)
+      continue;
+    if (definer->getNumRegions() != 0)
+      return true; // Nested regions may read anything: be conservative.
+    llvm::append_range(work, definer->getOperands());
+  }
+  return false;
+}
+
+/// The combiners of `op`'s outputs, or nothing when any output is not a
+/// recognised reduction the block lowering handles.
+std::optional<SmallVector<Combiner>> matchCombiners(linalg::LinalgOp op) {
+  Block &body = *op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Block::BlockArgListType outputs = op.getRegionOutputArgs();
+  llvm::SmallPtrSet<Value, 4> outputSet(outputs.begin(), outputs.end());
+  SmallVector<Combiner> combiners;
+  for (auto [index, out] : llvm::enumerate(outputs)) {
+    Value yielded = yield.getOperand(index);
+    Operation *combine = yielded.getDefiningOp();
+    if (!combine || combine->getBlock() != &body ||
+        combine->getNumOperands() != 2 || combine->getNumResults() != 1)
+      return std::nullopt;
+    std::optional<gpu::AllReduceOperation> kind = allReduceKind(combine);
+    if (!kind)
+      return std::nullopt;
+    Value lhs = combine->getOperand(0), rhs = combine->getOperand(1);
+    Value partial = lhs == out ? rhs : rhs == out ? lhs : Value();
+    if (!partial || partial == out ||
+        dependsOnOutputs(partial, body, outputSet))
+      return std::nullopt;
+    // The output is read only by its combiner; the combined value only
+    // goes to the yield.
+    if (!out.hasOneUse() || !yielded.hasOneUse())
+      return std::nullopt;
+    Type type = out.getType();
+    Type accumulator = type;
+    if (auto floatType = dyn_cast<FloatType>(type)) {
+      if (floatType.getWidth() > 32)
+        return std::nullopt;
+      accumulator = Float32Type::get(op.getContext());
+    } else if (auto intType = dyn_cast<IntegerType>(type)) {
+      // Shuffles move 32-bit values; wider integers keep the loop mapping.
+      if (intType.getWidth() != 32)
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
+    if (!neutral)
+      return std::nullopt;
+    TypedAttr accumulatorNeutral = *neutral;
+    if (auto floatNeutral = dyn_cast<FloatAttr>(*neutral)) {
+      APFloat value = floatNeutral.getValue();
+      bool lostInfo = false;
+      value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &lostInfo);
+      accumulatorNeutral = FloatAttr::get(accumulator, value);
+    }
+    combiners.push_back({combine, *kind, partial, accumulator,
+                         accumulatorNeutral, atomicKind(combine)});
+  }
+  return combiners;
+}
+
+/// `value` converted to `type` (float widening or narrowing).
+Value convertFloat(OpBuilder &builder, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  auto from = cast<FloatType>(value.getType());
+  auto to = cast<FloatType>(type);
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(builder, loc, to, value);
+  return arith::TruncFOp::create(builder, loc, to, value);
+}
+
+/// `combiner`'s operation applied to two values of `type`.
+Value combine(OpBuilder &builder, Location loc, const Combiner &combiner,
+              Value lhs, Value rhs) {
+  OperationState state(loc, combiner.op->getName().getIdentifier(),
+                       ValueRange{lhs, rhs}, TypeRange{lhs.getType()},
+                       combiner.op->getAttrs());
+  return builder.create(state)->getResult(0);
+}
+
+/// Splits `linear` into indices of `sizes`, the last one fastest.
+SmallVector<Value> delinearize(OpBuilder &builder, Location loc, Value linear,
+                               ArrayRef<Value> sizes) {
+  SmallVector<Value> indices(sizes.size());
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      indices[i] = linear;
+      break;
+    }
+    indices[i] = arith::RemUIOp::create(builder, loc, linear, sizes[i]);
+    linear = arith::DivUIOp::create(builder, loc, linear, sizes[i]);
+  }
+  return indices;
+}
+
+/// The product of `sizes` (1 for none).
+Value product(OpBuilder &builder, Location loc, ArrayRef<Value> sizes) {
+  Value result = arith::ConstantIndexOp::create(builder, loc, 1);
+  for (Value size : sizes)
+    result = arith::MulIOp::create(builder, loc, result, size);
+  return result;
+}
+
+/// The indices `map` selects from the loop indices `loops`.
+SmallVector<Value> applyMap(OpBuilder &builder, Location loc, AffineMap map,
+                            ArrayRef<Value> loops) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      indices.push_back(loops[dim.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        builder, loc, AffineMap::get(map.getNumDims(), 0, expr), loops));
+  }
+  return indices;
+}
+
+std::optional<int64_t> staticValue(Value value) {
+  return getConstantIntValue(value);
+}
+
+/// Threads per block for reductions of `length` elements: a power of two,
+/// at least a warp, at most `maxThreads`.
+int64_t threadsFor(std::optional<int64_t> length, int64_t maxThreads) {
+  int64_t threads = 32;
+  int64_t limit = std::max<int64_t>(32, maxThreads);
+  int64_t wanted = length ? *length : limit;
+  while (threads < limit && threads < wanted)
+    threads *= 2;
+  return std::min(threads, limit);
+}
+
+/// Elements each thread should fold at least, before more blocks share a
+/// reduction.
+constexpr int64_t kElementsPerThread = 16;
+/// Blocks that share one reduction at most.
+constexpr int64_t kMaxBlocksPerPoint = 1024;
+/// Below this many parallel points, long reductions are split over blocks.
+constexpr int64_t kSplitBelowPoints = 128;
+/// Reductions shorter than this, over many parallel points, keep the
+/// thread-per-point loop mapping (a block per point would idle).
+constexpr int64_t kShortReduction = 32;
+constexpr int64_t kManyPoints = 1024;
+
+/// The iteration space of a linalg op split into its parallel and
+/// reduction loops.
+struct IterationSpace {
+  SmallVector<Range> ranges;
+  SmallVector<Value> parallelSizes, reductionSizes;
+  SmallVector<unsigned> parallelDims, reductionDims;
+  /// Static products of the parallel and reduction sizes, where known.
+  std::optional<int64_t> points = 1, length = 1;
+
+  IterationSpace(OpBuilder &builder, Location loc, linalg::LinalgOp op) {
+    ranges = op.createLoopRanges(builder, loc);
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [dim, range] : llvm::enumerate(ranges)) {
+      Value size = getValueOrCreateConstantIndexOp(builder, loc, range.size);
+      std::optional<int64_t> known = staticValue(size);
+      bool parallel = iterators[dim] == utils::IteratorType::parallel;
+      (parallel ? parallelSizes : reductionSizes).push_back(size);
+      (parallel ? parallelDims : reductionDims).push_back(dim);
+      std::optional<int64_t> &total = parallel ? points : length;
+      total = known && total ? std::optional<int64_t>(*total * *known)
+                             : std::nullopt;
+    }
+  }
+
+  /// The op's loop indices from parallel and reduction indices (zeros
+  /// where `reduction` is empty), offset by the ranges' starts.
+  SmallVector<Value> loopIndices(OpBuilder &builder, Location loc,
+                                 ArrayRef<Value> parallel,
+                                 ArrayRef<Value> reduction) const {
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    SmallVector<Value> loops(ranges.size(), zero);
+    for (auto [dim, index] : llvm::zip(parallelDims, parallel))
+      loops[dim] = index;
+    for (auto [dim, index] : llvm::zip(reductionDims, reduction))
+      loops[dim] = index;
+    for (auto [dim, range] : llvm::enumerate(ranges))
+      if (!isZeroInteger(range.offset))
+        loops[dim] = arith::AddIOp::create(
+            builder, loc, loops[dim],
+            getValueOrCreateConstantIndexOp(builder, loc, range.offset));
+    return loops;
+  }
+};
+
+/// A launch of `blocks` x `blocksY` blocks of `threads` threads, with the
+/// builder inside it, before its terminator.
+gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks,
+                           Value blocksY, Value threads) {
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto launch = gpu::LaunchOp::create(builder, loc, blocks, blocksY, one,
+                                      threads, one, one);
+  Block &body = launch.getBody().front();
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
+    builder.setInsertionPointToEnd(&body);
+    gpu::TerminatorOp::create(builder, loc);
+  }
+  builder.setInsertionPoint(&body.back());
+  return launch;
+}
+
+/// Maps the payload's input arguments to values loaded at `loops` (scalar
+/// operands map to themselves), and its `linalg.index` ops to `loops`.
+void loadInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                ArrayRef<Value> loops, IRMapping &mapping) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    Value operand = input->get();
+    if (!isa<MemRefType>(operand.getType())) {
+      mapping.map(arg, operand);
+      continue;
+    }
+    if (!op.payloadUsesValueFromOperand(input))
+      continue;
+    SmallVector<Value> indices =
+        applyMap(builder, loc, op.getMatchingIndexingMap(input), loops);
+    mapping.map(arg, memref::LoadOp::create(builder, loc, operand, indices));
+  }
+}
+
+/// Clones the payload's ops but `skip` (and the terminator), mapping
+/// `linalg.index` ops to `loops`.
+void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
+                  ArrayRef<Value> loops,
+                  const llvm::SmallPtrSetImpl<Operation *> &skip,
+                  IRMapping &mapping) {
+  for (Operation &bodyOp : op.getBlock()->without_terminator()) {
+    if (skip.contains(&bodyOp))
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+      mapping.map(index.getResult(), loops[index.getDim()]);
+      continue;
+    }
+    builder.clone(bodyOp, mapping);
+  }
+}
+
+/// A thread per parallel point, each running the reduction loops in order
+/// as linalg defines them (outputs read and written in memory): for
+/// reductions too short for a block, and payloads that are not a plain
+/// combination. Unlike the generic loop mapping, the reduction loops stay
+/// inside the thread whatever their position among the op's loops.
+void lowerWithThreads(linalg::LinalgOp op, const IterationSpace &space,
+                      int64_t maxThreads) {
+  Location loc = op.getLoc();
+  OpBuilder builder(op);
+  Value numPoints = product(builder, loc, space.parallelSizes);
+  Value threadCount = arith::ConstantIndexOp::create(builder, loc, maxThreads);
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  Value blocks = arith::MaxUIOp::create(
+      builder, loc,
+      arith::CeilDivUIOp::create(builder, loc, numPoints, threadCount), one);
+  gpu::LaunchOp launch = createLaunch(builder, loc, blocks, one, threadCount);
+  Value point = arith::AddIOp::create(
+      builder, loc,
+      arith::MulIOp::create(builder, loc, launch.getBlockIds().x, threadCount),
+      launch.getThreadIds().x);
+  Value inside = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult,
+                                       point, numPoints);
+  auto guard = scf::IfOp::create(builder, loc, inside, /*withElse=*/false);
+  builder.setInsertionPointToStart(guard.thenBlock());
+  SmallVector<Value> parallelIndices =
+      delinearize(builder, loc, point, space.parallelSizes);
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  auto loop = scf::ForOp::create(
+      builder, loc, zero, product(builder, loc, space.reductionSizes), one);
+  builder.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> reductionIndices =
+      delinearize(builder, loc, loop.getInductionVar(), space.reductionSizes);
+  SmallVector<Value> loops =
+      space.loopIndices(builder, loc, parallelIndices, reductionIndices);
+  IRMapping mapping;
+  loadInputs(builder, loc, op, loops, mapping);
+  SmallVector<SmallVector<Value>> outputIndices;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    outputIndices.push_back(
+        applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops));
+    if (op.payloadUsesValueFromOperand(&init))
+      mapping.map(op.getMatchingBlockArgument(&init),
+                  memref::LoadOp::create(builder, loc, init.get(),
+                                         outputIndices.back()));
+  }
+  clonePayload(builder, op, loops, llvm::SmallPtrSet<Operation *, 1>(),
+               mapping);
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  for (auto [init, value, indices] :
+       llvm::zip(op.getDpsInitsMutable(), yield.getValues(), outputIndices))
+    memref::StoreOp::create(builder, loc, mapping.lookupOrDefault(value),
+                            init.get(), indices);
+  op->erase();
+}
+
+LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
+    return failure();
+  // Outputs must be indexed by parallel loops only: each parallel point
+  // then owns its outputs.
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (OpOperand &init : op.getDpsInitsMutable())
+    for (AffineExpr expr : op.getMatchingIndexingMap(&init).getResults()) {
+      bool reductionDim = false;
+      expr.walk([&](AffineExpr sub) {
+        if (auto dim = dyn_cast<AffineDimExpr>(sub))
+          reductionDim |=
+              iterators[dim.getPosition()] == utils::IteratorType::reduction;
+      });
+      if (reductionDim)
+        return failure();
+    }
+
+  Location loc = op.getLoc();
+  OpBuilder builder(op);
+  IterationSpace space(builder, loc, op);
+  std::optional<SmallVector<Combiner>> combiners = matchCombiners(op);
+  std::optional<int64_t> points = space.points, length = space.length;
+  if (!combiners || (length && *length < kShortReduction &&
+                     (!points || *points >= kManyPoints))) {
+    lowerWithThreads(op, space, maxThreads);
+    return success();
+  }
+  const SmallVector<Value> &parallelSizes = space.parallelSizes;
+  const SmallVector<Value> &reductionSizes = space.reductionSizes;
+
+  int64_t threads = threadsFor(length, maxThreads);
+  // Few parallel points and long (or unknown) reductions: several blocks
+  // per point, combined with atomics.
+  bool split = points && *points < kSplitBelowPoints &&
+               (!length || *length >= threads * kElementsPerThread * 2) &&
+               llvm::all_of(*combiners, [](const Combiner &combiner) {
+                 return combiner.atomicKind.has_value();
+               });
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  Value numPoints = product(builder, loc, parallelSizes);
+  Value numElements = product(builder, loc, reductionSizes);
+  Value threadCount = arith::ConstantIndexOp::create(builder, loc, threads);
+  Value blocksPerPoint = one;
+  if (split) {
+    // ceil(elements / (threads * kElementsPerThread)), clamped.
+    Value chunk = arith::ConstantIndexOp::create(builder, loc,
+                                                 threads * kElementsPerThread);
+    Value wanted = arith::CeilDivUIOp::create(builder, loc, numElements, chunk);
+    Value limit = arith::ConstantIndexOp::create(
+        builder, loc,
+        std::max<int64_t>(1, kMaxBlocksPerPoint /
+                                 std::max<int64_t>(1, points.value_or(1))));
+    blocksPerPoint = arith::MinUIOp::create(
+        builder, loc, arith::MaxUIOp::create(builder, loc, wanted, one), limit);
+  }
+
+  // Blocks along x are the parallel points (x allows 2^31 - 1 of them),
+  // along y the blocks that share a point. A launch needs one block: with
+  // no parallel points, the one block reduces nothing and writes nothing.
+  Value gridPoints = arith::MaxUIOp::create(builder, loc, numPoints, one);
+  gpu::LaunchOp launch =
+      createLaunch(builder, loc, gridPoints, blocksPerPoint, threadCount);
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  Value point = blockIds.x;
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value pointExists = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::ult, point, numPoints);
+  Value elements =
+      arith::SelectOp::create(builder, loc, pointExists, numElements, zero);
+  // The first element of this thread, and the stride over all threads of
+  // all blocks that share the point.
+  Value start = arith::AddIOp::create(
+      builder, loc,
+      arith::MulIOp::create(builder, loc, blockIds.y, threadCount),
+      threadIds.x);
+  Value stride =
+      arith::MulIOp::create(builder, loc, threadCount, blocksPerPoint);
+  SmallVector<Value> parallelIndices =
+      delinearize(builder, loc, point, parallelSizes);
+
+  SmallVector<Value> inits;
+  for (const Combiner &combiner : *combiners)
+    inits.push_back(arith::ConstantOp::create(builder, loc, combiner.neutral));
+  auto loop = scf::ForOp::create(builder, loc, start, elements, stride, inits);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> reductionIndices =
+        delinearize(builder, loc, loop.getInductionVar(), reductionSizes);
+    SmallVector<Value> loops =
+        space.loopIndices(builder, loc, parallelIndices, reductionIndices);
+    IRMapping mapping;
+    loadInputs(builder, loc, op, loops, mapping);
+    llvm::SmallPtrSet<Operation *, 4> combineOps;
+    for (const Combiner &combiner : *combiners)
+      combineOps.insert(combiner.op);
+    clonePayload(builder, op, loops, combineOps, mapping);
+    SmallVector<Value> folded;
+    for (auto [combiner, accumulated] :
+         llvm::zip(*combiners, loop.getRegionIterArgs())) {
+      Value partial = mapping.lookupOrDefault(combiner.partial);
+      if (isa<FloatType>(partial.getType()))
+        partial = convertFloat(builder, loc, partial, combiner.accumulator);
+      folded.push_back(combine(builder, loc, combiner, accumulated, partial));
+    }
+    scf::YieldOp::create(builder, loc, folded);
+  }
+
+  // Combine the threads, then one thread folds the block's result into the
+  // output.
+  SmallVector<Value> totals;
+  for (auto [combiner, partial] : llvm::zip(*combiners, loop.getResults()))
+    totals.push_back(gpu::AllReduceOp::create(
+        builder, loc, partial,
+        gpu::AllReduceOperationAttr::get(builder.getContext(), combiner.kind),
+        /*uniform=*/true));
+  Value first = arith::AndIOp::create(
+      builder, loc, pointExists,
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, threadIds.x,
+                            zero));
+  auto writer = scf::IfOp::create(builder, loc, first, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(writer.thenBlock());
+    SmallVector<Value> loops =
+        space.loopIndices(builder, loc, parallelIndices, {});
+    for (auto [combiner, total, init] :
+         llvm::zip(*combiners, totals, op.getDpsInitsMutable())) {
+      Value buffer = init.get();
+      Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+      SmallVector<Value> indices =
+          applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops);
+      Value result = total;
+      if (split) {
+        if (isa<FloatType>(elementType))
+          result = convertFloat(builder, loc, result, elementType);
+        memref::AtomicRMWOp::create(builder, loc, *combiner.atomicKind, result,
+                                    buffer, indices);
+        continue;
+      }
+      Value current = memref::LoadOp::create(builder, loc, buffer, indices);
+      if (isa<FloatType>(elementType))
+        current = convertFloat(builder, loc, current, combiner.accumulator);
+      Value combined = combine(builder, loc, combiner, current, result);
+      if (isa<FloatType>(elementType))
+        combined = convertFloat(builder, loc, combined, elementType);
+      memref::StoreOp::create(builder, loc, combined, buffer, indices);
+    }
+  }
+  op->erase();
+  return success();
+}
+
+} // namespace
+
+void mlir::gp::lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads) {
+  SmallVector<linalg::LinalgOp> candidates;
+  // Only top-level linalg ops: one nested in a loop of the kernel body runs
+  // once per iteration, which the loop mapping handles.
+  for (Operation &op : func.getBody().front())
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      candidates.push_back(linalgOp);
+  for (linalg::LinalgOp op : candidates)
+    (void)lowerReduction(op, maxThreads);
+}

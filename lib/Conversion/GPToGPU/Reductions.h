@@ -1,0 +1,25 @@
+//===- Reductions.h - block-parallel reductions for cuda kernels -*- C++
+//-*-===//
+
+#ifndef GRAPHPART_LIB_CONVERSION_GPTOGPU_REDUCTIONS_H
+#define GRAPHPART_LIB_CONVERSION_GPTOGPU_REDUCTIONS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::gp {
+
+/// Replaces each linalg op in `func` (a kernel body over plain memrefs) that
+/// has reduction loops, and whose outputs each combine a value computed
+/// from the inputs with a recognised associative, commutative operation
+/// (add, mul, max, min, and, or, xor), with a `gpu.launch`: one block per
+/// point of the parallel loops (or several, combined with atomics, when the
+/// parallel points are few and the reductions long), each thread reduces a
+/// strided share of the reduction loops and `gpu.all_reduce` combines the
+/// threads. Floats narrower than f32 accumulate in f32. Linalg ops that do
+/// not match stay for the generic loop mapping (a sequential reduction per
+/// parallel point). `maxThreads` bounds the threads per block.
+void lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads);
+
+} // namespace mlir::gp
+
+#endif // GRAPHPART_LIB_CONVERSION_GPTOGPU_REDUCTIONS_H
