@@ -356,11 +356,61 @@ gpRtStatus gpRtLoadExternLibrary(const char *path);
  * extern fills the descriptor (allocating with gpRtAllocate, or pointing
  * into an operand it aliases).
  *
- * Built in: "aten::mm" (and its overloads): C[m,n] = A[m,k] B[k,n] on
- * row-major contiguous f32, args (A, B, C) as rank-2 gpRtMemRefs; cuBLAS
- * SGEMM on the cuda backend (capturable), a loop on the host backend. */
+ * Built in (and their overloads, "aten::mm.default"): the matmuls below,
+ * capturable, their captured work following moved inputs. */
 gpRtStatus gpRtCallExtern(gpRtStream *stream, const char *name, void **args,
                           const int64_t *argSizes, int32_t numArgs);
+
+/* Element types of the built-in "gp::matmul" (its elementType argument). */
+typedef enum gpRtElementType {
+  GP_RT_ELEMENT_F32 = 0,
+  GP_RT_ELEMENT_F16 = 1,
+  GP_RT_ELEMENT_BF16 = 2,
+  GP_RT_ELEMENT_FORCE_32_BIT = 0x7fffffff
+} gpRtElementType;
+
+/* The built-in matmuls. Each is cuBLAS on the cuda backend
+ * (cublasGemmEx, or cublasGemmStridedBatchedEx for a batch, computed in f32:
+ * CUBLAS_COMPUTE_32F with f32 scale factors, whatever the element type) and
+ * a loop on the host backend (f32 sums; f16 and bf16 read exactly and
+ * written rounded to nearest even), with the same results up to the order
+ * of the sums, and the same operands accepted and refused.
+ *
+ * "gp::matmul", args (A, B, C, elementType, accumulate), what the compiler
+ * lowers linalg contractions to (matmul, batch_matmul, matmul_transpose_a/b,
+ * contraction generics):
+ *  - A, B, C: pointers to gpRtMemRefs (argSizes GP_RT_MEMREF_BYTES(rank)),
+ *    all of rank 2, [M,K] x [K,N] -> [M,N], or all of rank 3,
+ *    [batch,M,K] x [batch,K,N] -> [batch,M,N]. Sizes and strides as the
+ *    descriptor carries them (in elements; the first element at aligned +
+ *    offset). The batch extents agree (no broadcast by size 1); A's or B's
+ *    batch stride may be 0 to use one matrix for every product.
+ *  - elementType: pointer to an int64 gpRtElementType, the type of A, B
+ *    and C alike.
+ *  - accumulate: pointer to an int64, 1: C += A B (linalg's semantics: C's
+ *    contents are added), 0: C = A B (C is not read).
+ *  Layouts: each matrix of A and B needs a unit stride in one of its two
+ *  dimensions and, in the other, a stride >= max(1, size of the unit-stride
+ *  dimension): row-major or column-major, with any leading dimension (a
+ *  slice of a larger matrix, a transposed view). C likewise, and its
+ *  elements must not share memory with each other (batches included) nor
+ *  with A's or B's. A dimension of size 1 takes any stride. Anything else
+ *  (no unit stride, a negative stride, overlapping elements of C) fails
+ *  with GP_RT_ERROR_INVALID_ARGUMENT naming the operand, its sizes and
+ *  strides; so do shapes that do not agree, an unknown elementType, an
+ *  accumulate other than 0 or 1, memory not aligned to the element type,
+ *  and sizes or leading dimensions above INT_MAX. M, N or batch 0: nothing
+ *  to do; K = 0: C = 0 (accumulate 0) or C unchanged (accumulate 1).
+ *
+ * "aten::mm", args (A, B, C): C = A B, rank-2 f32, layouts as above.
+ * "aten::bmm", args (A, B, C): the same at rank 3.
+ * "aten::addmm", args (bias, A, B, C): C = bias + A B, rank-2 f32 A, B and
+ *  C; the bias of rank 0 to 2 broadcasts to [M,N] by PyTorch's rules ([N],
+ *  [1,N], [M,1], [M,N] with any strides, a stride of 0 included). It must
+ *  not share memory with C, unless it is C itself (in place). beta and
+ *  alpha are 1: a call passing them is refused. On the cuda backend the
+ *  bias is written into C by a small kernel of the runtime, then cuBLAS
+ *  adds A B. */
 
 /*===------------------------------------------------------------------===*\
 |* Graph-safe RNG                                                         *|

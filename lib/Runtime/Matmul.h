@@ -1,0 +1,36 @@
+//===- Matmul.h - the matmul-class built-in externs -------------*- C++ -*-===//
+//
+// gp::matmul, aten::mm, aten::bmm and aten::addmm (Matmul.cpp), as the
+// extern registry (Externs.cpp) registers them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_LIB_RUNTIME_MATMUL_H
+#define GRAPHPART_LIB_RUNTIME_MATMUL_H
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include <vector>
+
+namespace gp::rt {
+
+/// Picks the function a built-in extern runs for arguments of these sizes:
+/// a descriptor's rank shows only in its size (GP_RT_MEMREF_BYTES), which
+/// gpRtCallExtern knows and an extern function is not told. Fails with
+/// GP_RT_ERROR_INVALID_ARGUMENT, naming what does not fit, otherwise. The
+/// function picked is what runs, and what a host capture records.
+using ExternSelector = gpRtStatus (*)(const int64_t *argSizes, int32_t numArgs,
+                                      gpRtExternFn &fn);
+
+struct BuiltinExtern {
+  const char *name;
+  ExternSelector select;
+};
+
+/// gp::matmul, aten::mm, aten::bmm and aten::addmm: capturable, and what
+/// they capture follows moved inputs.
+const std::vector<BuiltinExtern> &matmulExterns();
+
+} // namespace gp::rt
+
+#endif // GRAPHPART_LIB_RUNTIME_MATMUL_H
