@@ -13,6 +13,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::gp;
 
@@ -74,8 +76,14 @@ Value RuntimeCallBuilder::stackSlot(Location loc, Type type, int64_t count) {
 
 Value RuntimeCallBuilder::gep(Location loc, Type element, Value base,
                               int64_t index) {
-  return LLVM::GEPOp::create(builder, loc, ptrType, element, base,
-                             ArrayRef<LLVM::GEPArg>{index});
+  // GEP's constant indices are 32-bit: larger ones (an arena offset past
+  // 2 GiB) would be truncated, so they go in as a value.
+  if (index < std::numeric_limits<int32_t>::min() ||
+      index > std::numeric_limits<int32_t>::max())
+    return gepDynamic(loc, element, base, constI64(loc, index));
+  return LLVM::GEPOp::create(
+      builder, loc, ptrType, element, base,
+      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
 }
 
 Value RuntimeCallBuilder::gepDynamic(Location loc, Type element, Value base,
