@@ -236,6 +236,10 @@ int64_t threadsFor(std::optional<int64_t> length, int64_t maxThreads) {
 /// Elements each thread should fold at least, before more blocks share a
 /// reduction.
 constexpr int64_t kElementsPerThread = 16;
+/// Reductions shorter than this stay in one block per point: a block of
+/// 256 threads folds 64K elements in a few microseconds, less than a
+/// second launch or atomics would add.
+constexpr int64_t kSplitFromLength = 1 << 16;
 /// Blocks that share one reduction at most.
 constexpr int64_t kMaxBlocksPerPoint = 1024;
 /// Below this many parallel points, long reductions are split over blocks.
@@ -396,7 +400,14 @@ void lowerWithThreads(linalg::LinalgOp op, const IterationSpace &space,
   op->erase();
 }
 
-LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
+/// `linalg.fill` ops that come right before the reduction that reads
+/// their output as its initial value: such a fill need not run on its own
+/// when one block owns each output element (its value is folded in where
+/// the block writes its result).
+using InitialFills = llvm::DenseMap<Value, linalg::FillOp>;
+
+LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
+                             const InitialFills &fills) {
   if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
     return failure();
   // Outputs must be indexed by parallel loops only: each parallel point
@@ -431,7 +442,7 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
   // Few parallel points and long (or unknown) reductions: several blocks
   // per point, combined with atomics.
   bool split = points && *points < kSplitBelowPoints &&
-               (!length || *length >= threads * kElementsPerThread * 2) &&
+               (!length || *length >= kSplitFromLength) &&
                llvm::all_of(*combiners, [](const Combiner &combiner) {
                  return combiner.atomicKind.has_value();
                });
@@ -538,7 +549,11 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
                                     buffer, indices);
         continue;
       }
-      Value current = memref::LoadOp::create(builder, loc, buffer, indices);
+      Value current;
+      if (linalg::FillOp fill = fills.lookup(buffer))
+        current = fill.getInputs().front();
+      else
+        current = memref::LoadOp::create(builder, loc, buffer, indices);
       if (isa<FloatType>(elementType))
         current = convertFloat(builder, loc, current, combiner.accumulator);
       Value combined = combine(builder, loc, combiner, current, result);
@@ -547,6 +562,10 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
       memref::StoreOp::create(builder, loc, combined, buffer, indices);
     }
   }
+  if (!split)
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (linalg::FillOp fill = fills.lookup(init.get()))
+        fill->erase();
   op->erase();
   return success();
 }
@@ -554,12 +573,35 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads) {
 } // namespace
 
 void mlir::gp::lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads) {
-  SmallVector<linalg::LinalgOp> candidates;
+  SmallVector<std::pair<linalg::LinalgOp, InitialFills>> candidates;
   // Only top-level linalg ops: one nested in a loop of the kernel body runs
   // once per iteration, which the loop mapping handles.
-  for (Operation &op : func.getBody().front())
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      candidates.push_back(linalgOp);
-  for (linalg::LinalgOp op : candidates)
-    (void)lowerReduction(op, maxThreads);
+  InitialFills pending;
+  for (Operation &op : func.getBody().front()) {
+    if (matchPattern(&op, m_Constant()))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (fill && fill.hasPureBufferSemantics()) {
+      pending[fill.getOutputs().front()] = fill;
+      continue;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp) {
+      pending.clear();
+      continue;
+    }
+    // The fills of this op's outputs, unless it also reads them as inputs.
+    InitialFills fills;
+    for (Value init : linalgOp.getDpsInits())
+      if (linalg::FillOp fill = pending.lookup(init);
+          fill && fill.getInputs().front().getType() ==
+                      getElementTypeOrSelf(init.getType()))
+        fills[init] = fill;
+    for (Value input : linalgOp.getDpsInputs())
+      fills.erase(input);
+    candidates.push_back({linalgOp, std::move(fills)});
+    pending.clear();
+  }
+  for (auto &[op, fills] : candidates)
+    (void)lowerReduction(op, maxThreads, fills);
 }

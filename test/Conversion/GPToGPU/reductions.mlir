@@ -190,3 +190,39 @@ func.func @not_a_combiner(%x: memref<1000xf32, #cuda0>, %s: memref<f32, #cuda0>)
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A fill of the output right before a row reduction (an importer's
+// amax: fill with -inf, then reduce) needs no launch of its own: the block
+// that owns a row combines its result with the fill value instead of the
+// output's contents. The fill of an output that a reduction also reads is
+// kept.
+// CHECK-LABEL: func.func @fill_then_reduce
+// CHECK: gpu.launch_func @gp_kernels::@amax blocks
+// CHECK-NOT: gpu.launch_func
+// (Here the fill value is max's neutral element, so the canonicalizer
+// folds the combination away and the block's result is stored as is.)
+// CHECK: gpu.func @amax(
+// CHECK: %[[ALL:.+]] = gpu.all_reduce maximumf
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK: memref.store %[[ALL]]
+func.func @fill_then_reduce(%x: memref<64x512xf32, #cuda0>, %m: memref<64xf32, #cuda0>) {
+  gp.kernel "amax" ins(%x : memref<64x512xf32, #cuda0>) outs(%m : memref<64xf32, #cuda0>) {
+  ^bb0(%in: memref<64x512xf32, #cuda0>, %out: memref<64xf32, #cuda0>):
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%out : memref<64xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<64x512xf32, #cuda0>) outs(%out : memref<64xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
