@@ -587,6 +587,30 @@ func.func @shifted_index(%v: memref<8xf32, #cuda0>, %y: memref<7xf32, #cuda0>) {
   return
 }
 
+// A rank-0 producer (no loops) read by every iteration of its consumer.
+// CHECK-LABEL: func.func @rank0_producer
+// CHECK: gp.kernel "neg_add" ins(%{{.+}}, %{{.+}} : memref<8xf32, #cuda0>, memref<f32, #cuda0>)
+// CHECK: ^bb0(%[[VX:.+]]: f32, %[[VS:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[N:.+]] = arith.negf %[[VS]] : f32
+// CHECK-NEXT: arith.addf %[[VX]], %[[N]] : f32
+func.func @rank0_producer(%s: memref<f32, #cuda0>, %x: memref<8xf32, #cuda0>, %y: memref<8xf32, #cuda0>) {
+  %t = gp.buffer.alloc() : memref<f32, #cuda0>
+  gp.kernel "neg" ins(%s : memref<f32, #cuda0>) outs(%t : memref<f32, #cuda0>) {
+  ^bb0(%a: memref<f32, #cuda0>, %o: memref<f32, #cuda0>):
+    linalg.negf ins(%a : memref<f32, #cuda0>) outs(%o : memref<f32, #cuda0>)
+  }
+  gp.kernel "add" ins(%x, %t : memref<8xf32, #cuda0>, memref<f32, #cuda0>) outs(%y : memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8xf32, #cuda0>, %b: memref<f32, #cuda0>, %o: memref<8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+        ins(%a, %b : memref<8xf32, #cuda0>, memref<f32, #cuda0>) outs(%o : memref<8xf32, #cuda0>) {
+    ^bb0(%e: f32, %f: f32, %unused: f32):
+      %r = arith.addf %e, %f : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
 // -----
 
 #cuda0 = #gp.device<cuda:0>
