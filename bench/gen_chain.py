@@ -6,7 +6,9 @@ usage: gen_chain.py N [SIZE]
 @chain(%x: memref<SIZExSIZExf32>) applies t = t * 0.5 + 1 N times, each a
 kernel of its own writing a fresh buffer, and returns the last one: a
 launch-bound program whose only caller-owned buffer is its input (the
-moving-inputs benchmark, bench/moving_inputs.sh).
+moving-inputs benchmark, bench/moving_inputs.sh). Compile it with
+`gp-compile -p fuse=0` to keep the kernels apart: gp-fuse-kernels makes
+the chain one kernel.
 """
 import sys
 

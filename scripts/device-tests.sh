@@ -31,9 +31,10 @@ prepare() {
   # The 32-layer MLP of the memory-plan test and bench (bench/gen_mlp.py).
   python3 "$root/bench/gen_mlp.py" 32 8 256 > "$out/mlp32.mlir"
   "$root/build/bin/gp-compile" "$out/mlp32.mlir" --target cuda -o "$out/artifacts/mlp32.cuda.so"
-  # The moving-inputs benchmark's chain of 200 kernels (bench/gen_chain.py).
+  # The moving-inputs benchmark's chain of 200 kernels (bench/gen_chain.py),
+  # unfused: fusion would make it one kernel.
   python3 "$root/bench/gen_chain.py" 200 > "$out/chain200.mlir"
-  "$root/build/bin/gp-compile" "$out/chain200.mlir" --target cuda -o "$out/artifacts/chain200.cuda.so"
+  "$root/build/bin/gp-compile" "$out/chain200.mlir" --target cuda -p fuse=0 -o "$out/artifacts/chain200.cuda.so"
   # The runtime's lowered-kernel test takes a cubin of test/Runtime/Inputs/add2d.mlir.
   "$root/build/bin/gp-opt" "$root/test/Runtime/Inputs/add2d.mlir" --convert-gp-to-gpu |
     "$root/build/bin/gp-opt" --pass-pipeline="builtin.module(nvvm-attach-target{chip=sm_90 O=3 l=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc},gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts),gpu-module-to-binary{format=bin})" \

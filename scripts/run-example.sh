@@ -3,7 +3,8 @@
 # bundled example through GraphPart end to end.
 #
 # gp-opt runs the pipeline (reorder to minimise partitions, partition at the
-# ops a CUDA graph cannot capture, plan memory, check the plan) and prints
+# ops a CUDA graph cannot capture, fuse elementwise kernels, plan memory,
+# check the plan) and prints
 # what each step did, with a Graphviz picture of the partitions; gp-compile
 # lowers the program onto the runtime and links an artifact for the best
 # backend present (cuda where a GPU is usable, else host); gp-run runs it,

@@ -34,6 +34,8 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   partition.cudagraphOrError = options.cudagraphOrError;
   partition.report = options.report;
   pm.addPass(createGPPartitionPass(partition));
+  if (options.fuse)
+    pm.addPass(createGPFuseKernelsPass({options.report}));
   GPPlanMemoryPassOptions plan;
   plan.report = options.report;
   pm.addPass(createGPPlanMemoryPass(plan));

@@ -31,6 +31,11 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("Capturable partitions with fewer compute ops run "
                      "eagerly"),
       llvm::cl::init(1)};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Merge elementwise kernels into their consumers within "
+                     "each partition (gp-fuse-kernels)"),
+      llvm::cl::init(true)};
   Option<bool> cudagraphOrError{
       *this, "cudagraph-or-error",
       llvm::cl::desc("Fail on any op that cannot be captured"),
@@ -88,8 +93,9 @@ struct GraphPartPipelineOptions
       llvm::cl::init("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")};
 };
 
-/// Reorder (optional), partition, plan memory, and (with `debug`) check the
-/// plan: the front half of GraphPart, before lowering.
+/// Reorder (optional), partition, fuse kernels (optional), plan memory, and
+/// (with `debug`) check the plan: the front half of GraphPart, before
+/// lowering.
 void buildGraphPartPipeline(OpPassManager &pm,
                             const GraphPartPipelineOptions &options);
 

@@ -111,6 +111,63 @@ def GPReorderPass : Pass<"gp-reorder"> {
   ];
 }
 
+def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
+  let summary = "Merge elementwise producer kernels into their consumers";
+  let description = [{
+    An importer makes one `gp.kernel` per op, each body a single linalg op
+    (named or generic) over the kernel's block arguments, so a chain of
+    elementwise ops writes and reads a temporary buffer per op. This pass
+    merges a producer kernel P into a consumer kernel C, inside one
+    `gp.partition` body (never across partitions), when:
+
+    - P's output T is a `gp.buffer.alloc` of the same block whose only
+      users are P (its one output, not read), C (as inputs only) and,
+      after C, its `gp.buffer.dealloc`: no views, not yielded, not
+      returned, not a program input;
+    - P writes every element of T without reading it: all iterators
+      parallel, a permutation as output map, the old value of T unused,
+      a payload free of memory effects (it may be recomputed), e.g. an
+      elementwise `linalg.generic`, `linalg.map` or `linalg.fill`;
+    - C reads T through any indexing map and is elementwise or a
+      reduction, but not a contraction or convolution (those stay whole
+      for cuBLAS and its kin);
+    - no op between P and C depends on P (`Dependences.h`: none writes an
+      input of P, touches T, or has unknown effects), and no input of P
+      may alias an output of C (`BufferAliasAnalysis.h`), so reading P's
+      inputs at C's place sees the values P saw;
+    - both kernels are on one device.
+
+    The fused kernel sits where C was: its `ins` are C's inputs without T
+    followed by P's inputs (deduplicated, scalars included), its `outs`
+    are C's outs, and its body is one `linalg.generic` (named ops are
+    generalised first) over C's iteration space in which P's payload is
+    computed inline wherever C's payload read T, P's inputs being indexed
+    by (P's input map) . (P's output map)^-1 . (C's map for T). T's
+    allocation and free go away. Fusing repeats until nothing changes, so
+    a chain of elementwise ops becomes one kernel, and producers fold into
+    reductions (softmax, layer norm). The kernel is named `P_C` (C's name
+    with `_fused` once that grows past 48 characters); its location fuses
+    both.
+
+    In a function without partitions (the pass run on its own before
+    gp-partition), the same rule applies to the blocks of the function
+    body. In a partitioned function only partition bodies are fused.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
+  ];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Print each fusion and the counts per function to stderr">,
+  ];
+  let statistics = [
+    Statistic<"numFused", "kernels-fused",
+              "Producer kernels merged into their consumers">,
+    Statistic<"numBuffersRemoved", "buffers-removed",
+              "Intermediate buffers no longer allocated">,
+  ];
+}
+
 def GPPlanMemoryPass : Pass<"gp-plan-memory"> {
   let summary = "Insert frees, reuse dead buffers, assign arena offsets";
   let description = [{

@@ -1,0 +1,513 @@
+//===- FuseKernels.cpp - merge elementwise producers into consumers -------===//
+//
+// The gp-fuse-kernels pass. A producer kernel P whose output T only feeds
+// one consumer kernel C is merged into C: the fused kernel computes P's
+// value inline in C's linalg payload, reading P's inputs through the
+// composed indexing maps, and T's buffer disappears. The rule, and why each
+// condition keeps results unchanged, is in Passes.td and
+// docs/Architecture.md.
+//
+// Fusion goes in rounds over each block: a round finds the fusable pairs
+// with one dependence graph (BlockDependences) and fuses those that share
+// no kernel with an earlier fusion of the round; the next round sees the
+// fused kernels. Fusing only removes dependences between the other pairs
+// of the round (the producer's reads move later, to its consumer, and read
+// nothing the other pairs write), so a pair found legal stays legal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassUtils.h"
+
+#include "GraphPart/Analysis/BufferAliasAnalysis.h"
+#include "GraphPart/Analysis/Dependences.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::gp {
+#define GEN_PASS_DEF_GPFUSEKERNELSPASS
+#include "GraphPart/Transforms/Passes.h.inc"
+} // namespace mlir::gp
+
+using namespace mlir;
+using namespace mlir::gp;
+
+namespace {
+
+/// Longest name `P_C` a fused kernel gets; longer chains keep the
+/// consumer's name with `_fused`.
+constexpr size_t kMaxFusedNameLength = 48;
+
+bool isBuffer(Value value) { return isa<MemRefType>(value.getType()); }
+
+/// The one linalg op of a kernel body whose other ops (before the
+/// terminator) are scalar computations free of memory effects, such as the
+/// constant a `linalg.fill` stores. The linalg op works on buffers, and its
+/// buffer operands are the kernel's block arguments. Null otherwise.
+linalg::LinalgOp getSingleLinalgOp(KernelOp kernel) {
+  linalg::LinalgOp found;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (found)
+        return {};
+      found = linalgOp;
+      continue;
+    }
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+        llvm::any_of(op.getOperands(), isBuffer) ||
+        llvm::any_of(op.getResults(), isBuffer))
+      return {};
+  }
+  if (!found || !found.hasPureBufferSemantics() ||
+      found->getNumRegions() != 1 || found->getNumResults() != 0)
+    return {};
+  for (Value operand : found->getOperands())
+    if (isBuffer(operand) &&
+        !(isa<BlockArgument>(operand) &&
+          cast<BlockArgument>(operand).getOwner() == &kernel.getBody().front()))
+      return {};
+  if (llvm::any_of(found.getIndexingMapsArray(),
+                   [](AffineMap map) { return map.getNumSymbols() != 0; }))
+    return {};
+  return found;
+}
+
+/// A producer, its consumer and the buffer between them.
+struct Candidate {
+  KernelOp producer, consumer;
+  BufferAllocOp alloc;
+  BufferDeallocOp dealloc; // null when the buffer is never freed
+};
+
+/// Checks the buffer side of the rule: `alloc`'s buffer is written by one
+/// kernel (its only output), read by `consumer` only as inputs, and
+/// otherwise only freed after `consumer`.
+std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc) {
+  Value buffer = alloc.getResult();
+  Candidate candidate{nullptr, consumer, alloc, nullptr};
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == consumer.getOperation()) {
+      if (use.getOperandNumber() >= consumer.getInputs().size())
+        return std::nullopt; // C writes T: T is not a temporary of P's.
+      continue;
+    }
+    if (auto kernel = dyn_cast<KernelOp>(user)) {
+      if (candidate.producer || kernel.getOutputs().size() != 1 ||
+          kernel.getOutputs()[0] != buffer ||
+          llvm::is_contained(kernel.getInputs(), buffer))
+        return std::nullopt;
+      candidate.producer = kernel;
+      continue;
+    }
+    if (auto dealloc = dyn_cast<BufferDeallocOp>(user)) {
+      if (candidate.dealloc)
+        return std::nullopt;
+      candidate.dealloc = dealloc;
+      continue;
+    }
+    return std::nullopt; // a view, a yield, a return, a copy, ...
+  }
+  Block *block = consumer->getBlock();
+  if (!candidate.producer || candidate.producer->getBlock() != block ||
+      alloc->getBlock() != block ||
+      !candidate.producer->isBeforeInBlock(consumer))
+    return std::nullopt;
+  if (candidate.dealloc && (candidate.dealloc->getBlock() != block ||
+                            candidate.dealloc->isBeforeInBlock(consumer)))
+    return std::nullopt;
+  return candidate;
+}
+
+/// The block argument of `kernel`'s body that stands for operand `index`.
+BlockArgument bodyArgument(KernelOp kernel, unsigned index) {
+  return kernel.getBody().front().getArgument(index);
+}
+
+/// Whether the kernels' linalg ops can be fused: the producer writes every
+/// element of its output without reading it and may be recomputed, the
+/// consumer is no contraction, each side uses the buffer's block argument
+/// only as the linalg op's output (producer) or inputs (consumer), and the
+/// fused op still has an operand that gives each loop its range.
+/// `consumerIsFused`: the consumer was made by this pass, so it is no
+/// contraction whatever its payload now looks like (fusing `x * y` into a
+/// sum gives the body of a dot product).
+bool areFusable(Candidate candidate, bool consumerIsFused) {
+  KernelOp producer = candidate.producer, consumer = candidate.consumer;
+  if (producer.getDevice() != consumer.getDevice())
+    return false;
+  linalg::LinalgOp produce = getSingleLinalgOp(producer);
+  linalg::LinalgOp consume = getSingleLinalgOp(consumer);
+  if (!produce || !consume)
+    return false;
+
+  // The producer: elementwise, a full write of T, a pure payload.
+  if (produce.getNumParallelLoops() != produce.getNumLoops() ||
+      produce.getNumDpsInits() != 1)
+    return false;
+  OpOperand *init = produce.getDpsInitOperand(0);
+  BlockArgument producerBuffer =
+      bodyArgument(producer, producer.getInputs().size());
+  if (init->get() != producerBuffer || !producerBuffer.hasOneUse() ||
+      !produce.getMatchingIndexingMap(init).isPermutation() ||
+      produce.payloadUsesValueFromOperand(init))
+    return false;
+  Block &payload = produce->getRegion(0).front();
+  for (Operation &op : payload.without_terminator())
+    if (!isMemoryEffectFree(&op))
+      return false;
+  if (payload.getTerminator()->getNumOperands() != 1)
+    return false;
+
+  // The consumer: no contraction, T only as linalg inputs.
+  if (!consumerIsFused && (linalg::isaContractionOpInterface(consume) ||
+                           linalg::isaConvolutionOpInterface(consume)))
+    return false;
+  Value buffer = candidate.alloc.getResult();
+  llvm::SmallDenseSet<Value> bufferArgs;
+  for (auto [index, input] : llvm::enumerate(consumer.getInputs())) {
+    if (input != buffer)
+      continue;
+    bufferArgs.insert(bodyArgument(consumer, index));
+    for (OpOperand &use : bodyArgument(consumer, index).getUses())
+      if (use.getOwner() != consume.getOperation() || !consume.isDpsInput(&use))
+        return false;
+  }
+
+  // Every loop of the fused op must still take its range from an operand:
+  // T may have been the only operand to index a reduction loop (a
+  // broadcast producer into a reduction over the broadcast dimension).
+  AffineMap outputToLoops =
+      inversePermutation(produce.getMatchingIndexingMap(init));
+  llvm::SmallBitVector covered(consume.getNumLoops());
+  auto cover = [&](AffineMap map) {
+    for (AffineExpr result : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
+        covered.set(dim.getPosition());
+  };
+  for (OpOperand &operand : consume->getOpOperands()) {
+    AffineMap map = consume.getMatchingIndexingMap(&operand);
+    if (!bufferArgs.contains(operand.get())) {
+      cover(map);
+      continue;
+    }
+    AffineMap loops = outputToLoops.compose(map);
+    for (OpOperand *input : produce.getDpsInputOperands())
+      cover(produce.getMatchingIndexingMap(input).compose(loops));
+  }
+  return covered.all();
+}
+
+/// Whether moving the producer's work to the consumer keeps every value
+/// it reads and writes: no op in between depends on the producer, and the
+/// consumer's outputs are not (views of) the producer's inputs.
+bool isLegalToMove(Candidate candidate, const BlockDependences &deps,
+                   const BufferAliasAnalysis &aliases) {
+  unsigned from = deps.indexOf(candidate.producer);
+  unsigned to = deps.indexOf(candidate.consumer);
+  for (unsigned successor : deps.getSuccessors(from))
+    if (successor > from && successor < to)
+      return false;
+  for (Value input : candidate.producer.getInputs()) {
+    if (!isBuffer(input))
+      continue;
+    std::optional<unsigned> inputClass = aliases.findClass(input);
+    if (!inputClass)
+      return false;
+    for (Value output : candidate.consumer.getOutputs()) {
+      std::optional<unsigned> outputClass = aliases.findClass(output);
+      if (!outputClass || *outputClass == *inputClass)
+        return false;
+    }
+  }
+  return true;
+}
+
+std::string fusedName(StringRef producer, StringRef consumer) {
+  std::string name = (producer + "_" + consumer).str();
+  if (name.size() <= kMaxFusedNameLength)
+    return name;
+  if (consumer.ends_with("_fused"))
+    return consumer.str();
+  return (consumer + "_fused").str();
+}
+
+/// The producer's loop index `expr` (over the consumer's loops) inside the
+/// fused payload.
+Value producerIndex(OpBuilder &builder, Location loc, AffineExpr expr,
+                    unsigned numLoops) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return linalg::IndexOp::create(builder, loc, dim.getPosition());
+  SmallVector<Value> indices;
+  for (unsigned loop = 0; loop < numLoops; ++loop)
+    indices.push_back(linalg::IndexOp::create(builder, loc, loop));
+  return affine::AffineApplyOp::create(
+      builder, loc, AffineMap::get(numLoops, 0, expr), indices);
+}
+
+/// Builds, at the builder's insertion point, the generic over `consume`'s
+/// iteration space that computes `produce`'s payload wherever `consume`
+/// reads one of `bufferArgs`. `mapping` maps the kernels' block arguments
+/// and scalar ops to the fused kernel's.
+void buildFusedGeneric(OpBuilder &builder, Location loc,
+                       linalg::GenericOp produce, linalg::GenericOp consume,
+                       const llvm::SmallDenseSet<Value> &bufferArgs,
+                       IRMapping &mapping) {
+  unsigned numLoops = consume.getNumLoops();
+  AffineMap producerOutput =
+      produce.getMatchingIndexingMap(produce.getDpsInitOperand(0));
+  AffineMap outputToLoops = inversePermutation(producerOutput);
+
+  // Operands and maps: C's, with P's inputs in place of each read of T.
+  SmallVector<Value> inputs, outputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<AffineMap> producerLoops; // per read of T
+  for (OpOperand *operand : consume.getDpsInputOperands()) {
+    AffineMap map = consume.getMatchingIndexingMap(operand);
+    if (!bufferArgs.contains(operand->get())) {
+      inputs.push_back(mapping.lookup(operand->get()));
+      maps.push_back(map);
+      continue;
+    }
+    AffineMap loops = outputToLoops.compose(map);
+    producerLoops.push_back(loops);
+    for (OpOperand *input : produce.getDpsInputOperands()) {
+      inputs.push_back(mapping.lookup(input->get()));
+      maps.push_back(produce.getMatchingIndexingMap(input).compose(loops));
+    }
+  }
+  for (OpOperand &init : consume.getDpsInitsMutable()) {
+    outputs.push_back(mapping.lookup(init.get()));
+    maps.push_back(consume.getMatchingIndexingMap(&init));
+  }
+  auto fused =
+      linalg::GenericOp::create(builder, loc, TypeRange{}, inputs, outputs,
+                                maps, consume.getIteratorTypesArray());
+
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (Value value : llvm::concat<Value>(inputs, outputs)) {
+    argTypes.push_back(getElementTypeOrSelf(value.getType()));
+    argLocs.push_back(loc);
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.createBlock(&fused.getRegion(), {}, argTypes, argLocs);
+
+  // P's payload once per read of T, then C's payload reading its value.
+  Block &producerPayload = produce.getRegion().front();
+  unsigned next = 0, read = 0;
+  for (OpOperand *operand : consume.getDpsInputOperands()) {
+    BlockArgument consumerArg = consume.getMatchingBlockArgument(operand);
+    if (!bufferArgs.contains(operand->get())) {
+      mapping.map(consumerArg, block->getArgument(next++));
+      continue;
+    }
+    for (OpOperand *input : produce.getDpsInputOperands())
+      mapping.map(produce.getMatchingBlockArgument(input),
+                  block->getArgument(next++));
+    SmallVector<linalg::IndexOp> producerIndices;
+    for (Operation &op : producerPayload.without_terminator()) {
+      Operation *clone = builder.clone(op, mapping);
+      clone->walk(
+          [&](linalg::IndexOp index) { producerIndices.push_back(index); });
+    }
+    // P's loop indices are functions of C's.
+    AffineMap loops = producerLoops[read++];
+    for (linalg::IndexOp index : producerIndices) {
+      OpBuilder::InsertionGuard indexGuard(builder);
+      builder.setInsertionPoint(index);
+      Value value = producerIndex(builder, index.getLoc(),
+                                  loops.getResult(index.getDim()), numLoops);
+      index.replaceAllUsesWith(value);
+      index.erase();
+    }
+    mapping.map(consumerArg,
+                mapping.lookupOrDefault(
+                    producerPayload.getTerminator()->getOperand(0)));
+  }
+  for (OpOperand &init : consume.getDpsInitsMutable())
+    mapping.map(consume.getMatchingBlockArgument(&init),
+                block->getArgument(next++));
+  for (Operation &op : consume.getRegion().front())
+    builder.clone(op, mapping);
+}
+
+/// The generic form of a kernel's linalg op: named ops are generalised in
+/// place (the same computation, so a failure part-way changes no result).
+FailureOr<linalg::GenericOp> generalize(RewriterBase &rewriter,
+                                        linalg::LinalgOp op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return generic;
+  rewriter.setInsertionPoint(op);
+  return linalg::generalizeNamedOp(rewriter, op);
+}
+
+/// Replaces the candidate's two kernels by one, where the consumer was;
+/// fails, leaving both, if a linalg op has no generic form.
+FailureOr<KernelOp> fuse(Candidate candidate) {
+  KernelOp producer = candidate.producer, consumer = candidate.consumer;
+  Value buffer = candidate.alloc.getResult();
+  IRRewriter rewriter(consumer.getContext());
+  FailureOr<linalg::GenericOp> produce =
+      generalize(rewriter, getSingleLinalgOp(producer));
+  if (failed(produce))
+    return failure();
+  FailureOr<linalg::GenericOp> consume =
+      generalize(rewriter, getSingleLinalgOp(consumer));
+  if (failed(consume))
+    return failure();
+
+  // Operands: C's inputs without T, then P's inputs, each value once.
+  SmallVector<Value> inputs;
+  llvm::DenseMap<Value, unsigned> inputIndex;
+  auto addInput = [&](Value value) {
+    auto [it, inserted] = inputIndex.try_emplace(value, inputs.size());
+    if (inserted)
+      inputs.push_back(value);
+    return it->second;
+  };
+  SmallVector<std::pair<BlockArgument, unsigned>> argumentTargets;
+  llvm::SmallDenseSet<Value> bufferArgs;
+  for (auto [index, input] : llvm::enumerate(consumer.getInputs())) {
+    if (input == buffer)
+      bufferArgs.insert(bodyArgument(consumer, index));
+    else
+      argumentTargets.push_back(
+          {bodyArgument(consumer, index), addInput(input)});
+  }
+  for (auto [index, input] : llvm::enumerate(producer.getInputs()))
+    argumentTargets.push_back({bodyArgument(producer, index), addInput(input)});
+  SmallVector<Value> outputs(consumer.getOutputs());
+  unsigned numInputs = consumer.getInputs().size();
+  for (auto [index, output] : llvm::enumerate(outputs))
+    argumentTargets.push_back(
+        {bodyArgument(consumer, numInputs + index), inputs.size() + index});
+
+  Location loc = rewriter.getFusedLoc({producer.getLoc(), consumer.getLoc()});
+  rewriter.setInsertionPoint(consumer);
+  auto fused = KernelOp::create(
+      rewriter, loc,
+      fusedName(producer.getKernelName(), consumer.getKernelName()), inputs,
+      outputs);
+  Block *body = new Block();
+  fused.getBody().push_back(body);
+  for (Value operand : fused->getOperands())
+    body->addArgument(operand.getType(), operand.getLoc());
+  IRMapping mapping;
+  for (auto [argument, target] : argumentTargets)
+    mapping.map(argument, body->getArgument(target));
+
+  // The scalar ops of both bodies, then the fused generic.
+  rewriter.setInsertionPointToStart(body);
+  for (KernelOp kernel : {producer, consumer})
+    for (Operation &op : kernel.getBody().front().without_terminator())
+      if (!isa<linalg::LinalgOp>(op))
+        rewriter.clone(op, mapping);
+  buildFusedGeneric(
+      rewriter, rewriter.getFusedLoc({produce->getLoc(), consume->getLoc()}),
+      *produce, *consume, bufferArgs, mapping);
+  YieldOp::create(rewriter, loc);
+
+  rewriter.eraseOp(consumer);
+  rewriter.eraseOp(producer);
+  if (candidate.dealloc)
+    rewriter.eraseOp(candidate.dealloc);
+  rewriter.eraseOp(candidate.alloc);
+  return fused;
+}
+
+struct GPFuseKernelsPass
+    : public gp::impl::GPFuseKernelsPassBase<GPFuseKernelsPass> {
+  using GPFuseKernelsPassBase::GPFuseKernelsPassBase;
+
+  void runOnOperation() override {
+    for (FunctionOpInterface func : collectFunctions(getOperation())) {
+      if (func.isExternal())
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      unsigned fused = fuseFunction(func, report ? &os : nullptr);
+      numFused += fused;
+      numBuffersRemoved += fused;
+      if (report)
+        writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
+                    std::to_string(fused) + " fusions, " +
+                    std::to_string(fused) + " buffers removed\n" + text);
+    }
+  }
+
+  /// Fuses in every partition body of `func`, or in its own blocks when it
+  /// has no partitions; returns the number of fusions.
+  unsigned fuseFunction(FunctionOpInterface func, llvm::raw_ostream *log) {
+    SmallVector<Block *> blocks;
+    func->walk([&](PartitionOp partition) {
+      blocks.push_back(&partition.getBody().front());
+    });
+    if (blocks.empty())
+      for (Block &block : func.getFunctionBody())
+        blocks.push_back(&block);
+    // Fusion adds no values that the analysis has to know: the fused
+    // kernels take values it has seen, and the buffers it removes are
+    // never asked about again.
+    BufferAliasAnalysis aliases(func);
+    llvm::DenseSet<Operation *> fusedKernels;
+    unsigned fused = 0;
+    for (Block *block : blocks)
+      while (unsigned round = fuseRound(*block, aliases, fusedKernels, log))
+        fused += round;
+    return fused;
+  }
+
+  /// One round over `block`; returns the number of fusions. `fusedKernels`
+  /// holds the kernels this pass made (and that still exist).
+  unsigned fuseRound(Block &block, const BufferAliasAnalysis &aliases,
+                     llvm::DenseSet<Operation *> &fusedKernels,
+                     llvm::raw_ostream *log) {
+    BlockDependences deps(block, aliases);
+    SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
+    llvm::DenseSet<Operation *> touched;
+    unsigned fused = 0;
+    for (KernelOp consumer : kernels) {
+      if (touched.contains(consumer))
+        continue;
+      for (Value input : consumer.getInputs()) {
+        auto alloc = input.getDefiningOp<BufferAllocOp>();
+        if (!alloc)
+          continue;
+        std::optional<Candidate> candidate = findCandidate(consumer, alloc);
+        if (!candidate || touched.contains(candidate->producer) ||
+            !areFusable(*candidate, fusedKernels.contains(consumer)) ||
+            !isLegalToMove(*candidate, deps, aliases))
+          continue;
+        std::string names = ("\"" + candidate->producer.getKernelName() +
+                             "\" into \"" + consumer.getKernelName() + "\"")
+                                .str();
+        Operation *producer = candidate->producer;
+        FailureOr<KernelOp> kernel = fuse(*candidate);
+        if (failed(kernel))
+          continue;
+        touched.insert(producer);
+        touched.insert(consumer);
+        fusedKernels.erase(producer);
+        fusedKernels.erase(consumer);
+        fusedKernels.insert(*kernel);
+        if (log)
+          *log << "  " << names << ": \"" << kernel->getKernelName() << "\"\n";
+        ++fused;
+        break;
+      }
+    }
+    return fused;
+  }
+};
+
+} // namespace
