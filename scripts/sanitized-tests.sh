@@ -40,7 +40,8 @@ echo "== sanitized: differential (captured vs eager) over every program"
 python3 "$root/test/Runtime/E2E/differential.py" --compile "$build/bin/gp-compile" \
   --run "$asan/bin/gp-run" --externs "$asan/lib/libgpexampleexterns.so" \
   --backend host --work "$work/differential" \
-  "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir | tail -1
+  "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir \
+  "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir | tail -1
 
 echo "== sanitized: drivers"
 "$asan/unittests/gp-held-results" "$work/held_result.so" host | tail -1

@@ -2,6 +2,11 @@
 //
 // Each block of a function is cut independently:
 //
+//  0. every dynamic dimension of a buffer argument of the block that no
+//     gp.symint.dim names gets one (the shape key must determine the
+//     layouts a captured graph holds; unused ones are erased at the end);
+//     a buffer a compute op makes (an extern's result) and a later group
+//     uses gets its unnamed dynamic dimensions named after step 2;
 //  1. compute ops are classified (CaptureSafetyAnalysis) and maximal runs of
 //     the same kind become groups (min-partition-size may turn small
 //     capturable groups eager; adjacent eager groups then merge);
@@ -52,6 +57,101 @@ static bool hasStaticLayout(Type type) {
 
 static bool isBuffer(Value value) {
   return isa<BaseMemRefType>(value.getType());
+}
+
+/// A captured graph holds its kernels' parameters as they were at capture,
+/// the sizes of every buffer descriptor included, so a partition's shape key
+/// must determine every dynamic size of a buffer input whose layout its work
+/// depends on. Sizes of allocations and views are their operands (symints or
+/// host scalars, hence inputs and key), and a program writes the dynamic
+/// dimensions of its inputs down with gp.symint.dim; one it leaves unnamed
+/// (a kernel reading a `memref<?xf32>` argument whole, say) would be in no
+/// key, and the graph captured for one size would replay for another. So
+/// every dynamic dimension of a buffer argument of the block that no
+/// gp.symint.dim names gets one here, at the top of the block: from there
+/// it reaches the keys of the partitions whose work depends on the layout
+/// (collectShapeSymbols, buildPartition), like a written one; run() erases
+/// those that no partition takes.
+void BlockPartitioner::nameArgumentDims() {
+  llvm::DenseSet<std::pair<Value, int64_t>> named;
+  for (Operation &op : block)
+    if (auto dim = dyn_cast<SymIntDimOp>(&op))
+      named.insert({dim.getSource(), dim.getDim()});
+  OpBuilder builder(block.getParentOp()->getContext());
+  builder.setInsertionPointToStart(&block);
+  for (BlockArgument arg : block.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      continue;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d) || named.contains({arg, d}))
+        continue;
+      std::string name = "arg" + std::to_string(arg.getArgNumber()) + "_dim" +
+                         std::to_string(d);
+      auto dim = SymIntDimOp::create(
+          builder, arg.getLoc(), builder.getIndexType(), arg,
+          static_cast<uint64_t>(d), name, /*hint=*/nullptr, /*min=*/nullptr,
+          /*max=*/nullptr);
+      namedDims.push_back(dim);
+    }
+  }
+}
+
+/// The other way an unnamed dynamic size reaches a partition: a buffer made
+/// by a compute op (an extern's result, sized by the extern when it runs)
+/// and used by a later group. Its dynamic dimensions that no gp.symint.dim
+/// names get one right after the group that makes it, so that the later
+/// partitions whose work depends on its layout key its sizes. Only buffers
+/// a later group uses: a name read after the group that makes and frees a
+/// buffer would keep the buffer alive.
+void BlockPartitioner::nameResultDims() {
+  // Per alias class, the last group whose members use it.
+  llvm::DenseMap<unsigned, int> lastUsingGroup;
+  for (auto [g, members] : llvm::enumerate(membersOf))
+    for (Operation *op : members)
+      walkOuterUsers(op, [&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (std::optional<unsigned> cls = aliases.findClass(operand)) {
+            int &last = lastUsingGroup.try_emplace(*cls, -1).first->second;
+            last = std::max(last, static_cast<int>(g));
+          }
+      });
+  llvm::DenseSet<std::pair<Value, int64_t>> named;
+  for (Operation *op : ops)
+    if (auto dim = dyn_cast<SymIntDimOp>(op))
+      named.insert({dim.getSource(), dim.getDim()});
+  OpBuilder builder(block.getParentOp()->getContext());
+  for (size_t index = 0, e = ops.size(); index < e; ++index) {
+    Operation *op = ops[index];
+    const Placement made = placement.lookup(op);
+    if (!made.member || getOpRole(op) != OpRole::Compute)
+      continue;
+    for (OpResult result : op->getResults()) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      std::optional<unsigned> cls = aliases.findClass(result);
+      if (!type || type.hasStaticShape() || !cls ||
+          lastUsingGroup.lookup_or(*cls, -1) <= made.group)
+        continue;
+      builder.setInsertionPointAfter(op);
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d) || named.contains({result, d}))
+          continue;
+        std::string name = "result" + std::to_string(result.getResultNumber()) +
+                           "_dim" + std::to_string(d);
+        auto dim = SymIntDimOp::create(
+            builder, op->getLoc(), builder.getIndexType(), result,
+            static_cast<uint64_t>(d), name, /*hint=*/nullptr, /*min=*/nullptr,
+            /*max=*/nullptr);
+        builder.setInsertionPointAfter(dim);
+        // Outside, right after the group that makes the buffer; ordered
+        // among the inputs of later partitions as the op that makes it.
+        ops.push_back(dim);
+        position[dim] = position.lookup(op);
+        placement[dim] = {false, made.group};
+        namedDims.push_back(dim);
+      }
+    }
+  }
 }
 
 void BlockPartitioner::formGroups() {
@@ -519,10 +619,21 @@ PartitionSummary BlockPartitioner::buildPartition(int g) {
 }
 
 SmallVector<PartitionSummary> BlockPartitioner::run() {
+  nameArgumentDims();
+  // The dimensions named for nothing: no partition, or none that needs them.
+  auto eraseUnusedNames = [&] {
+    for (Operation *dim : namedDims)
+      if (dim->use_empty())
+        dim->erase();
+    namedDims.clear();
+  };
   formGroups();
-  if (groups.empty())
+  if (groups.empty()) {
+    eraseUnusedNames();
     return {};
+  }
   placeOps();
+  nameResultDims();
   computeLifetimes();
   collectShapeSymbols();
 
@@ -554,5 +665,6 @@ SmallVector<PartitionSummary> BlockPartitioner::run() {
     summary.op->moveBefore(terminator);
   }
   emitOutsideUpTo(INT_MAX);
+  eraseUnusedNames();
   return summaries;
 }

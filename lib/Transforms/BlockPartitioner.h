@@ -60,8 +60,10 @@ public:
   SmallVector<PartitionSummary> run();
 
 private:
+  void nameArgumentDims();
   void formGroups();
   void placeOps();
+  void nameResultDims();
   void makeMember(Operation *op, int group);
   int availableAfter(Value value) const;
   int slotOf(Operation *op) const;
@@ -100,6 +102,9 @@ private:
   llvm::DenseSet<Value> mustExport;
   /// Per alias class: the symints in its buffers' shapes, strides, offsets.
   llvm::DenseMap<unsigned, llvm::SmallSetVector<Value, 4>> shapeSymbols;
+  /// The gp.symint.dims nameArgumentDims and nameResultDims made; those no
+  /// partition takes as an input are erased at the end.
+  SmallVector<Operation *> namedDims;
 
   /// Values that replaced others when partitions were formed, both ways.
   llvm::DenseMap<Value, Value> originalOf, currentOf;

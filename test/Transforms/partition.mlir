@@ -308,6 +308,77 @@ func.func @static_window_of_dynamic(%x: memref<?xf32, #cuda0>) -> memref<8xf32, 
 
 #cuda0 = #gp.device<cuda:0>
 
+// A captured graph holds its kernels' buffer descriptors, sizes included, so
+// the shape key must determine every dynamic size of a buffer whose layout
+// the partition's work depends on, also one the program leaves unnamed:
+// gp-partition names it (arg<N>_dim<D>, at the top of the function), and
+// the partition takes it with the written ones (a graph captured for one
+// length of %x must not replay for another). A name no partition needs
+// (%y is read only through a static window) is not left behind.
+// CHECK-LABEL: func.func @unnamed_dims
+// CHECK-SAME: (%[[X:.+]]: memref<?x?xf32, #cuda0>, %[[Y:.+]]: memref<?xf32, #cuda0>)
+// CHECK-NEXT: %[[D1:.+]] = gp.symint.dim "arg0_dim1" = %[[X]][1]
+// CHECK-NOT: gp.symint.dim "arg1_dim0"
+// CHECK: %[[N:.+]] = gp.symint.dim "n" = %[[X]][0]
+// CHECK-NOT: gp.symint.dim "arg1_dim0"
+// CHECK: gp.partition 0 capturable ins(%[[X]], %[[Y]], %[[D1]], %[[N]] : memref<?x?xf32, #cuda0>, memref<?xf32, #cuda0>, index, index) {
+// CHECK: gp.kernel "whole"
+// CHECK: gp.kernel "window"
+func.func @unnamed_dims(%x: memref<?x?xf32, #cuda0>, %y: memref<?xf32, #cuda0>) -> (memref<f32, #cuda0>, memref<8xf32, #cuda0>) {
+  %n = gp.symint.dim "n" = %x[0] : memref<?x?xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<f32, #cuda0>
+  gp.kernel "whole" ins(%x : memref<?x?xf32, #cuda0>) outs(%s : memref<f32, #cuda0>) {
+  ^bb0(%i: memref<?x?xf32, #cuda0>, %o: memref<f32, #cuda0>):
+  }
+  %window = gp.buffer.slice %y[0] [8] [1] : memref<?xf32, #cuda0> to memref<8xf32, strided<[1]>, #cuda0>
+  %w = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  gp.kernel "window" ins(%window : memref<8xf32, strided<[1]>, #cuda0>) outs(%w : memref<8xf32, #cuda0>) {
+  ^bb0(%i: memref<8xf32, strided<[1]>, #cuda0>, %o: memref<8xf32, #cuda0>):
+  }
+  return %s, %w : memref<f32, #cuda0>, memref<8xf32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// The same for a buffer an extern sizes when it runs: a later partition
+// that reads it takes its size (result0_dim0, named right after the
+// partition that makes it), so a graph captured for one size of the mask
+// does not replay for another. The extern's own partition, which makes and
+// uses %mask, needs no name.
+// CHECK-LABEL: func.func @extern_sized
+// CHECK: %[[P0:.+]] = gp.partition 0 eager
+// CHECK: gp.fallback "mylib::create_mask"
+// CHECK: %[[D:.+]] = gp.symint.dim "result0_dim0" = %[[P0]][0] : memref<?xi1, #cuda0>
+// CHECK: gp.partition 1 capturable ins(%[[P0]], %[[D]] : memref<?xi1, #cuda0>, index) frees [0] {
+// CHECK: gp.kernel "count"
+// CHECK-LABEL: func.func @extern_sized_used_once
+// CHECK-NOT: gp.symint.dim
+// CHECK: return
+func.func @extern_sized(%n: index) -> memref<f32, #cuda0> {
+  %s0 = gp.symint "s0" = %n
+  %mask = gp.fallback "mylib::create_mask"(%s0, %s0) tags ["cudagraph_unsafe"] : (index, index) -> memref<?xi1, #cuda0>
+  %c = gp.buffer.alloc() : memref<f32, #cuda0>
+  gp.kernel "count" ins(%mask : memref<?xi1, #cuda0>) outs(%c : memref<f32, #cuda0>) {
+  ^bb0(%m: memref<?xi1, #cuda0>, %o: memref<f32, #cuda0>):
+  }
+  return %c : memref<f32, #cuda0>
+}
+func.func @extern_sized_used_once(%n: index) -> memref<f32, #cuda0> {
+  %s0 = gp.symint "s0" = %n
+  %mask = gp.fallback "mylib::create_mask"(%s0, %s0) : (index, index) -> memref<?xi1, #cuda0>
+  %c = gp.buffer.alloc() : memref<f32, #cuda0>
+  gp.kernel "count" ins(%mask : memref<?xi1, #cuda0>) outs(%c : memref<f32, #cuda0>) {
+  ^bb0(%m: memref<?xi1, #cuda0>, %o: memref<f32, #cuda0>):
+  }
+  return %c : memref<f32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
 // An RNG op's state is an input of the partition that draws from it, even
 // though no buffer dependence mentions it.
 gp.rng.generator @g0

@@ -26,7 +26,12 @@ def GPPartitionPass : Pass<"gp-partition"> {
       storage ends its life here.
 
     Allocations and views go into the partition of their first user;
-    symints, RNG states and other host scalars stay outside.
+    symints, RNG states and other host scalars stay outside. A dynamic
+    dimension no `gp.symint.dim` names, of a buffer argument or of a buffer
+    a compute op makes (an extern's result) that a later partition uses,
+    gets one (`arg0_dim0`, `result0_dim0`), so that the shape key of a
+    partition whose work depends on it holds it; names no partition takes
+    are erased.
 
     With `cudagraph-or-error` (or `GP_CUDAGRAPH_OR_ERROR=1` in the
     environment) every unsafe op is an error instead. `report` prints the

@@ -1,4 +1,5 @@
-"""Writes a float32 .npy file of one value: write_npy.py PATH 2x3 VALUE.
+"""Writes a float32 .npy file of one value: write_npy.py PATH 2x3 VALUE
+(`scalar` for shape ()).
 
 A reference for gp-run --expected-output made without GraphPart (and
 without numpy, which the test machines may lack)."""
@@ -6,7 +7,7 @@ import struct
 import sys
 
 path, shape_text, value = sys.argv[1], sys.argv[2], float(sys.argv[3])
-shape = tuple(int(d) for d in shape_text.split("x"))
+shape = () if shape_text == "scalar" else tuple(int(d) for d in shape_text.split("x"))
 count = 1
 for d in shape:
     count *= d

@@ -1,6 +1,9 @@
 // Reductions as an importer writes them, one kernel per op; checked
 // against numpy by test/Runtime/E2E/reference_check.py (reductions.test,
-// reductions-cuda.test), which also compares captured with eager runs.
+// reductions-cuda.test), which also compares captured with eager runs, and
+// captured against eager at changing sizes by the differential test
+// (differential.test, differential-cuda.test). sum_all names none of its
+// sizes (unnamed-dims.test).
 #cuda0 = #gp.device<cuda:0>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
