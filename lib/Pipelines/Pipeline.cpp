@@ -18,6 +18,7 @@ using namespace mlir::gp;
 
 void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
                                       const GraphPartPipelineOptions &options) {
+  pm.addPass(createGPExpandStridedCopiesPass());
   if (options.reorder) {
     GPReorderPassOptions reorder;
     reorder.memoryBudget = options.memoryBudget;
@@ -79,9 +80,11 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   pm.addPass(createConvertGPToRuntimePass(runtime));
   // The host side (and host kernels) to the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
+  // Subviews and transposes expand into affine.apply on their offsets and
+  // strides, which lower-affine then turns into arith.
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -231,6 +231,31 @@ def GPVerifyPlanPass : Pass<"gp-verify-plan"> {
   }];
 }
 
+def GPExpandStridedCopiesPass : Pass<"gp-expand-strided-copies"> {
+  let summary = "Rewrite copies of non-contiguous views as copy kernels";
+  let description = [{
+    The runtime copies whole contiguous buffers; a `gp.copy` from or into a
+    strided view (a transpose, a window) is rewritten here. On one device
+    it becomes a `gp.kernel` whose body is a `linalg.copy` (a GPU kernel on
+    cuda, loops on the host), so it stays capturable. Between devices, each
+    strided side is staged through a new contiguous buffer of the same
+    static shape on its own device, with a copy kernel there, and the
+    devices exchange the contiguous buffers. A copy between devices with a
+    strided side of dynamic shape is an error (stage it through a
+    contiguous buffer in the program). gp-pipeline runs this first.
+
+    ```mlir
+    gp.copy %t, %y : memref<7x5xf32, strided<[1, 7]>, #gp.device<cuda:0>> to memref<7x5xf32, #gp.device<cuda:0>>
+    // becomes
+    gp.kernel "strided_copy" ins(%t : ...) outs(%y : ...) {
+    ^bb0(%in: ..., %out: ...):
+      linalg.copy ins(%in : ...) outs(%out : ...)
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def GPExpandRngFillsPass : Pass<"gp-expand-rng-fills"> {
   let summary = "Rewrite RNG fills as kernels that compute philox";
   let description = [{

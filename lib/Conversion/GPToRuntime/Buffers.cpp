@@ -4,7 +4,7 @@
 // or the host arena for `#gp.device<cpu>`); unplanned ones are taken with
 // `gpRtAllocate` on the partition's stream. Reuses, reshapes and bitcasts
 // are new descriptors over the source's first element; slices are
-// `memref.subview`s. Frees are no-ops: arena slots and run memory are the
+// `memref.subview`s and transposes `memref.transpose`s. Frees are no-ops: arena slots and run memory are the
 // runtime's.
 //
 //===----------------------------------------------------------------------===//
@@ -191,11 +191,56 @@ struct SliceLowering : GPToRuntimePattern<BufferSliceOp> {
   }
 };
 
+struct TransposeLowering : GPToRuntimePattern<BufferTransposeOp> {
+  using GPToRuntimePattern::GPToRuntimePattern;
+
+  LogicalResult
+  matchAndRewrite(BufferTransposeOp transpose, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!state.inPartition(transpose))
+      return failure();
+    Location loc = transpose.getLoc();
+    auto type = cast<MemRefType>(transpose.getType());
+    if (type.getLayout().isIdentity()) {
+      // Only unit dimensions move: the same elements in the same order, a
+      // new contiguous descriptor (memref.transpose would state strides
+      // that no cast can turn into the identity layout).
+      RuntimeCallBuilder rt = emitterFor(transpose, rewriter);
+      SmallVector<Value> sizes;
+      for (auto [dim, sourceDim] : llvm::enumerate(transpose.getPermutation()))
+        if (type.isDynamicDim(dim))
+          sizes.push_back(memref::DimOp::create(rewriter, loc,
+                                                adaptor.getSource(), sourceDim));
+      rewriter.replaceOp(
+          transpose, rt.makeBuffer(loc, type,
+                                   rt.elementPointer(loc, adaptor.getSource()),
+                                   sizes));
+      return success();
+    }
+    continueLowering(transpose, rewriter);
+    AffineMap permutation = AffineMap::getPermutationMap(
+        SmallVector<unsigned>(llvm::map_range(
+            transpose.getPermutation(),
+            [](int64_t dim) { return static_cast<unsigned>(dim); })),
+        rewriter.getContext());
+    Value view = memref::TransposeOp::create(rewriter, loc,
+                                             adaptor.getSource(),
+                                             AffineMapAttr::get(permutation));
+    // memref.transpose states the permuted strides exactly; the gp type may
+    // only differ in what it leaves dynamic.
+    Type stripped = stripMemorySpace(type);
+    if (view.getType() != stripped)
+      view = memref::CastOp::create(rewriter, loc, stripped, view);
+    rewriter.replaceOp(transpose, view);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::gp::populateBufferPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns,
                                       GPToRuntimeState &state) {
   patterns.add<AllocLowering, DeallocLowering, ReuseLowering, ReshapeLowering,
-               BitcastLowering, SliceLowering>(converter, state);
+               BitcastLowering, SliceLowering, TransposeLowering>(converter, state);
 }

@@ -1421,3 +1421,80 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
   %v = gp.buffer.slice %x[9223372036854775807] [4] [1] : memref<8xf32, #cuda0> to memref<4xf32, strided<[1], offset: 9223372036854775807>, #cuda0>
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cuda1 = #gp.device<cuda:1>
+#cpu = #gp.device<cpu>
+#meta = #gp.device<meta>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{permutation has 3 entries but the source has rank 2}}
+  %v = gp.buffer.transpose %x [1, 0, 2] : memref<4x8xf32, #cuda0> to memref<8x4xf32, strided<[1, 8]>, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cuda1 = #gp.device<cuda:1>
+#cpu = #gp.device<cpu>
+#meta = #gp.device<meta>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{permutation must hold each dimension 0..1 exactly once}}
+  %v = gp.buffer.transpose %x [1, 1] : memref<4x8xf32, #cuda0> to memref<8x8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cuda1 = #gp.device<cuda:1>
+#cpu = #gp.device<cpu>
+#meta = #gp.device<meta>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{permutation must hold each dimension 0..1 exactly once}}
+  %v = gp.buffer.transpose %x [0, 2] : memref<4x8xf32, #cuda0> to memref<4x8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cuda1 = #gp.device<cuda:1>
+#cpu = #gp.device<cpu>
+#meta = #gp.device<meta>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{result type should be 'memref<8x4xf32, strided<[1, 8]>, #gp.device<cuda:0>>'}}
+  %v = gp.buffer.transpose %x [1, 0] : memref<4x8xf32, #cuda0> to memref<8x4xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cuda1 = #gp.device<cuda:1>
+#cpu = #gp.device<cpu>
+#meta = #gp.device<meta>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{a view stays on its base's device}}
+  %v = gp.buffer.transpose %x [1, 0] : memref<4x8xf32, #cuda0> to memref<8x4xf32, strided<[1, 8]>, #cuda1>
+  return
+}
+
+// -----
+
+// A static offset times a dynamic stride is the static offset (as
+// memref.subview computes it), not dynamic.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x?xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{result offset should be 1}}
+  %v = gp.buffer.slice %x[0, 1] [%n, 1] [1, 1] : memref<?x?xf32, #cuda0> to memref<?x1xf32, strided<[?, 1], offset: ?>, #cuda0>
+  return
+}

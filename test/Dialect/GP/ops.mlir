@@ -64,6 +64,29 @@ func.func @views(%x: memref<4x8xf32, #cuda0>, %d: memref<?x4xf32, #cuda0>, %arg0
   %f8 = gp.buffer.bitcast %x : memref<4x8xf32, #cuda0> to memref<4x32xf8E4M3FN, #cuda0>
   // CHECK: gp.buffer.bitcast %{{.+}} : memref<4x8xf32, #{{.+}}> to memref<4x4xf64, #{{.+}}>
   %f64 = gp.buffer.bitcast %x : memref<4x8xf32, #cuda0> to memref<4x4xf64, #cuda0>
+  // CHECK: gp.buffer.transpose %{{.+}} [1, 0] : memref<4x8xf32, #{{.+}}> to memref<8x4xf32, strided<[1, 8]>, #{{.+}}>
+  %t = gp.buffer.transpose %x [1, 0] : memref<4x8xf32, #cuda0> to memref<8x4xf32, strided<[1, 8]>, #cuda0>
+  // A transpose of a window keeps the window's offset.
+  // CHECK: gp.buffer.transpose %{{.+}} [1, 0] : memref<2x4xf32, strided<[8, 2], offset: 9>, #{{.+}}> to memref<4x2xf32, strided<[2, 8], offset: 9>, #{{.+}}>
+  %tw = gp.buffer.transpose %window [1, 0] : memref<2x4xf32, strided<[8, 2], offset: 9>, #cuda0> to memref<4x2xf32, strided<[2, 8], offset: 9>, #cuda0>
+  // Dynamic sizes leave the outer strides dynamic.
+  // CHECK: gp.buffer.transpose %{{.+}} [1, 0] : memref<?x4xf32, #{{.+}}> to memref<4x?xf32, strided<[1, 4]>, #{{.+}}>
+  %td = gp.buffer.transpose %d [1, 0] : memref<?x4xf32, #cuda0> to memref<4x?xf32, strided<[1, 4]>, #cuda0>
+  return
+}
+
+// -----
+
+// Moving only unit dimensions keeps a contiguous view contiguous.
+#cuda0 = #gp.device<cuda:0>
+// CHECK-LABEL: func.func @unit_transpose
+func.func @unit_transpose(%x: memref<1x8xf32, #cuda0>, %y: memref<?x1x?xf32, #cuda0>) {
+  // CHECK: gp.buffer.transpose %{{.+}} [1, 0] : memref<1x8xf32, #{{.+}}> to memref<8x1xf32, #{{.+}}>
+  %a = gp.buffer.transpose %x [1, 0] : memref<1x8xf32, #cuda0> to memref<8x1xf32, #cuda0>
+  // CHECK: gp.buffer.transpose %{{.+}} [1, 0, 2] : memref<?x1x?xf32, #{{.+}}> to memref<1x?x?xf32, #{{.+}}>
+  %b = gp.buffer.transpose %y [1, 0, 2] : memref<?x1x?xf32, #cuda0> to memref<1x?x?xf32, #cuda0>
+  // CHECK: gp.buffer.transpose %{{.+}} [2, 1, 0] : memref<?x1x?xf32, #{{.+}}> to memref<?x1x?xf32, strided<[1, ?, ?]>, #{{.+}}>
+  %c = gp.buffer.transpose %y [2, 1, 0] : memref<?x1x?xf32, #cuda0> to memref<?x1x?xf32, strided<[1, ?, ?]>, #cuda0>
   return
 }
 

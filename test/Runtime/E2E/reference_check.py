@@ -68,11 +68,11 @@ def main():
                    "--rtol", str(case.rtol), "--atol", str(case.atol)]
         for index, value in enumerate(case.inputs):
             path = os.path.join(args.work, f"case{number}.in{index}.npy")
-            np.save(path, value)
+            np.save(path, np.array(value, order="C"))
             command += ["--input", "@" + path]
         for index, value in enumerate(case.reference(*case.inputs)):
             path = os.path.join(args.work, f"case{number}.ref{index}.npy")
-            np.save(path, np.asarray(value))
+            np.save(path, np.array(value, order="C"))
             command += ["--expected-output", "@" + path]
         result = subprocess.run(command, capture_output=True, text=True)
         ok = (result.returncode == 0 and "check: ok" in result.stdout and

@@ -2,7 +2,7 @@
 //
 // Verifiers, effects and result names of gp.buffer.alloc, gp.buffer.dealloc,
 // gp.buffer.reuse and the views gp.buffer.reshape, gp.buffer.slice and
-// gp.buffer.bitcast.
+// gp.buffer.bitcast and gp.buffer.transpose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +27,29 @@ static LogicalResult verifySameDevice(Operation *op, MemRefType from,
   return success();
 }
 
+/// `a * b` where either may be dynamic: 0 if either is a static 0, else
+/// dynamic if either is; none on overflow.
+static std::optional<int64_t> saturatedMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+    return ShapedType::kDynamic;
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product) || ShapedType::isDynamic(product))
+    return std::nullopt;
+  return product;
+}
+
+/// `a + b` where either may be dynamic; none on overflow.
+static std::optional<int64_t> saturatedAdd(int64_t a, int64_t b) {
+  if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+    return ShapedType::kDynamic;
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum) || ShapedType::isDynamic(sum))
+    return std::nullopt;
+  return sum;
+}
+
 /// Whether `value` is the result of a view of another buffer.
 static bool isView(Value value) {
   return isa_and_nonnull<ViewLikeOpInterface>(value.getDefiningOp());
@@ -42,7 +65,7 @@ void BufferAllocOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 
 LogicalResult BufferAllocOp::verify() {
   MemRefType type = getType();
-  if (static_cast<int64_t>(getDynamicSizes().size()) != type.getNumDynamicDims())
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
     return emitOpError() << "has " << getDynamicSizes().size()
                          << " dynamic size operands but the type has "
                          << type.getNumDynamicDims() << " dynamic dimensions";
@@ -146,6 +169,7 @@ void BufferReuseOp::getEffects(
 GP_VIEW_COMMON(BufferReshapeOp)
 GP_VIEW_COMMON(BufferSliceOp)
 GP_VIEW_COMMON(BufferBitcastOp)
+GP_VIEW_COMMON(BufferTransposeOp)
 #undef GP_VIEW_COMMON
 
 LogicalResult BufferReshapeOp::verify() {
@@ -156,8 +180,7 @@ LogicalResult BufferReshapeOp::verify() {
     return emitOpError("changes the element type; use gp.buffer.bitcast");
   if (!source.getLayout().isIdentity() || !result.getLayout().isIdentity())
     return emitOpError("reshapes contiguous buffers only (identity layouts)");
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      result.getNumDynamicDims())
+  if (getDynamicSizes().size() != result.getNumDynamicDims())
     return emitOpError() << "has " << getDynamicSizes().size()
                          << " dynamic size operands but the result has "
                          << result.getNumDynamicDims()
@@ -213,37 +236,37 @@ LogicalResult BufferSliceOp::verify() {
     }
   }
 
-  // The result layout must be the window's: strides scale, offsets add up.
+  // The result layout must be the window's: strides scale, offsets add up,
+  // with memref.subview's arithmetic (a product with a static 0 is 0 even
+  // when the other factor is dynamic), so the lowered subview agrees.
   SmallVector<int64_t> sourceStrides, resultStrides;
   int64_t sourceOffset, resultOffset;
   if (failed(source.getStridesAndOffset(sourceStrides, sourceOffset)) ||
       failed(result.getStridesAndOffset(resultStrides, resultOffset)))
     return emitOpError("source and result must have strided layouts");
+  auto describe = [](int64_t value) {
+    return ShapedType::isDynamic(value) ? std::string("dynamic ('?')")
+                                        : std::to_string(value);
+  };
   int64_t expectedOffset = sourceOffset;
   for (int64_t dim = 0; dim < rank; ++dim) {
-    int64_t expectedStride =
-        ShapedType::isDynamic(sourceStrides[dim]) ||
-                ShapedType::isDynamic(strides[dim])
-            ? ShapedType::kDynamic
-            : sourceStrides[dim] * strides[dim];
-    if (expectedStride != resultStrides[dim])
+    std::optional<int64_t> stride =
+        saturatedMul(sourceStrides[dim], strides[dim]);
+    std::optional<int64_t> step = saturatedMul(offsets[dim], sourceStrides[dim]);
+    std::optional<int64_t> offset =
+        step ? saturatedAdd(expectedOffset, *step) : std::nullopt;
+    if (!stride || !offset)
+      return emitOpError() << "dimension " << dim
+                           << ": the view's stride or offset overflows 64 "
+                              "bits";
+    if (*stride != resultStrides[dim])
       return emitOpError() << "result stride of dimension " << dim
-                           << " should be "
-                           << (ShapedType::isDynamic(expectedStride)
-                                   ? std::string("dynamic ('?')")
-                                   : std::to_string(expectedStride));
-    if (ShapedType::isDynamic(expectedOffset) ||
-        ShapedType::isDynamic(offsets[dim]) ||
-        ShapedType::isDynamic(sourceStrides[dim]))
-      expectedOffset = ShapedType::kDynamic;
-    else
-      expectedOffset += offsets[dim] * sourceStrides[dim];
+                           << " should be " << describe(*stride);
+    expectedOffset = *offset;
   }
   if (expectedOffset != resultOffset)
     return emitOpError() << "result offset should be "
-                         << (ShapedType::isDynamic(expectedOffset)
-                                 ? std::string("dynamic ('?')")
-                                 : std::to_string(expectedOffset));
+                         << describe(expectedOffset);
   return success();
 }
 
@@ -284,5 +307,56 @@ LogicalResult BufferBitcastOp::verify() {
                          << sourceLast * *sourceWidth
                          << " bytes in the source but "
                          << resultLast * *resultWidth << " in the result";
+  return success();
+}
+
+MemRefType BufferTransposeOp::inferResultType(MemRefType source,
+                                              ArrayRef<int64_t> permutation) {
+  auto [sourceStrides, offset] = source.getStridesAndOffset();
+  SmallVector<int64_t> shape, strides;
+  for (int64_t dim : permutation) {
+    shape.push_back(source.getDimSize(dim));
+    strides.push_back(sourceStrides[dim]);
+  }
+  // A contiguous source permuted without reordering its non-unit
+  // dimensions is still contiguous and keeps the identity layout, so it
+  // stays acceptable where contiguity is required. (Dynamic strides cannot
+  // be compared, so only the order of dimensions decides.)
+  bool contiguous = source.getLayout().isIdentity();
+  int64_t lastNonUnit = -1;
+  for (int64_t dim : permutation) {
+    if (source.getDimSize(dim) == 1)
+      continue;
+    contiguous &= dim > lastNonUnit;
+    lastNonUnit = dim;
+  }
+  MemRefLayoutAttrInterface layout;
+  if (!contiguous)
+    layout = StridedLayoutAttr::get(source.getContext(), offset, strides);
+  return MemRefType::get(shape, source.getElementType(), layout,
+                         source.getMemorySpace());
+}
+
+LogicalResult BufferTransposeOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (failed(verifySameDevice(*this, source, result)))
+    return failure();
+  ArrayRef<int64_t> permutation = getPermutation();
+  int64_t rank = source.getRank();
+  if (static_cast<int64_t>(permutation.size()) != rank)
+    return emitOpError() << "permutation has " << permutation.size()
+                         << " entries but the source has rank " << rank;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t dim : permutation) {
+    if (dim < 0 || dim >= rank || seen[dim])
+      return emitOpError() << "permutation must hold each dimension 0.."
+                           << rank - 1 << " exactly once";
+    seen[dim] = true;
+  }
+  if (!source.isStrided())
+    return emitOpError("source must have a strided layout");
+  MemRefType expected = inferResultType(source, permutation);
+  if (result != expected)
+    return emitOpError() << "result type should be " << expected;
   return success();
 }

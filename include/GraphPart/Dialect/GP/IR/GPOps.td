@@ -158,6 +158,41 @@ def GP_BufferSliceOp : GP_ViewOp<"buffer.slice", [
   }];
 }
 
+def GP_BufferTransposeOp : GP_ViewOp<"buffer.transpose"> {
+  let summary = "view a buffer with its dimensions permuted";
+  let description = [{
+    A view of `source` whose dimension `i` is dimension `permutation[i]` of
+    the source, as `memref.transpose` or `aten.permute`: no data moves, the
+    result's layout carries the permuted strides. The result type is
+    inferred from the source and the permutation; it is the identity
+    layout when the permuted view happens to be contiguous. The view
+    aliases `source` and keeps it alive; kernels, copies and externs take
+    it like any strided buffer.
+
+    ```mlir
+    %view0 = gp.buffer.transpose %buf0 [1, 0]
+        : memref<4x8xf32, #gp.device<cuda:0>> to memref<8x4xf32, strided<[1, 8]>, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins GP_Buffer:$source, DenseI64ArrayAttr:$permutation);
+  let assemblyFormat = [{
+    $source $permutation attr-dict `:` type($source) `to` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "Value":$source, "ArrayRef<int64_t>":$permutation), [{
+      build($_builder, $_state,
+            inferResultType(cast<MemRefType>(source.getType()), permutation),
+            source, $_builder.getDenseI64ArrayAttr(permutation));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The type of the view of `source` permuted by `permutation` (a valid
+    /// permutation of a strided source).
+    static MemRefType inferResultType(MemRefType source,
+                                      ArrayRef<int64_t> permutation);
+  }];
+}
+
 def GP_BufferBitcastOp : GP_ViewOp<"buffer.bitcast"> {
   let summary = "reinterpret a buffer's bytes as another element type";
   let description = [{
