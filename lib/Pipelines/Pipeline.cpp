@@ -50,6 +50,9 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
                                     const GraphPartPipelineOptions &options) {
   bool cuda = options.target == "cuda";
   pm.addPass(createGPExpandRngFillsPass());
+  GPEmulateFloatsPassOptions floats;
+  floats.expandBF16 = !cuda;
+  pm.addPass(createGPEmulateFloatsPass(floats));
   pm.addPass(createGPScalarSlotsPass());
   if (options.checked)
     pm.addPass(createGPCheckBoundsPass());
