@@ -51,7 +51,7 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   bool cuda = options.target == "cuda";
   pm.addPass(createGPExpandRngFillsPass());
   GPEmulateFloatsPassOptions floats;
-  floats.expandBF16 = !cuda;
+  floats.nativeBF16 = cuda;
   pm.addPass(createGPEmulateFloatsPass(floats));
   pm.addPass(createGPScalarSlotsPass());
   if (options.checked)

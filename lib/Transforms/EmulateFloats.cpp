@@ -1,10 +1,10 @@
 //===- EmulateFloats.cpp - small float types computed through f32 ---------===//
 //
 // Kernels may store bf16 and f8 values, but LLVM has no f8 types (they
-// become i8) and neither backend has arithmetic on them, nor libm functions
-// on f16: those ops compute in f32 (upstream's float emulation), and the
-// f8 conversions that this leaves become integer code here, the same on
-// both targets.
+// become i8), neither backend has arithmetic on f8 (nor the host on bf16),
+// and libm has no f16/bf16 functions: those ops compute in f32 (upstream's
+// float emulation), and the f8 conversions that this leaves become integer
+// code here, the same on both targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -218,20 +220,54 @@ struct TruncateToF8 : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
-/// Computes the ops of `dialects` on `types` in f32, in `root`.
+/// Computes in f32 the ops on `types` in `root`: those of the arith and
+/// math dialects, or of the math dialect only.
 LogicalResult emulate(Operation *root, ArrayRef<Type> types,
                       bool includeArith) {
+  if (types.empty())
+    return success();
   MLIRContext *context = root->getContext();
   TypeConverter converter;
   arith::populateEmulateUnsupportedFloatsConversions(converter, types,
                                                      Float32Type::get(context));
+  auto isLegal = [&](Operation *op) -> std::optional<bool> {
+    return converter.isLegal(op);
+  };
+  auto isRewritten = [&](Operation *op) {
+    if (isa<arith::BitcastOp, arith::ExtFOp, arith::TruncFOp,
+            arith::ConstantOp>(op))
+      return false;
+    if (isa<math::MathDialect>(op->getDialect()) ||
+        (includeArith && isa<arith::ArithDialect>(op->getDialect())))
+      return !converter.isLegal(op);
+    return false;
+  };
+
+  // A named linalg op's verifier fixes its body: generalize the ones whose
+  // body changes.
+  SmallVector<linalg::LinalgOp> named;
+  root->walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::GenericOp>(op) || op->getNumRegions() != 1)
+      return;
+    bool changes = false;
+    op->getRegion(0).walk([&](Operation *inner) {
+      changes |= isRewritten(inner);
+    });
+    if (changes)
+      named.push_back(op);
+  });
+  IRRewriter rewriter(context);
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return op->emitOpError("computes on a float type that needs "
+                             "emulation and cannot be generalized");
+  }
+
   RewritePatternSet patterns(context);
   arith::populateEmulateUnsupportedFloatsPatterns(patterns, converter);
   ConversionTarget target(*context);
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-  auto isLegal = [&](Operation *op) -> std::optional<bool> {
-    return converter.isLegal(op);
-  };
   target.addDynamicallyLegalDialect<math::MathDialect>(isLegal);
   if (includeArith)
     target.addDynamicallyLegalDialect<arith::ArithDialect>(isLegal);
@@ -251,15 +287,18 @@ struct GPEmulateFloatsPass
          e5m2 = Float8E5M2Type::get(context);
     RewritePatternSet patterns(context);
     patterns.add<ExtendFromF8, TruncateToF8>(context);
-    if (expandBF16)
+    if (!nativeBF16)
       arith::populateExpandBFloat16Patterns(patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
 
     SmallVector<KernelOp> kernels;
     getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     for (KernelOp kernel : kernels) {
-      if (failed(emulate(kernel, {bf16, e4m3, e5m2}, /*includeArith=*/true)) ||
-          failed(emulate(kernel, {f16}, /*includeArith=*/false)))
+      SmallVector<Type> computed = {e4m3, e5m2};
+      SmallVector<Type> mathOnly = {f16};
+      (nativeBF16 ? mathOnly : computed).push_back(bf16);
+      if (failed(emulate(kernel, computed, /*includeArith=*/true)) ||
+          failed(emulate(kernel, mathOnly, /*includeArith=*/false)))
         return signalPassFailure();
       // The emulation marks its conversions `contract`, which LLVM's fpext
       // and fptrunc cannot carry (the flag would outlive the arith

@@ -1,5 +1,5 @@
 // RUN: gp-opt %s --gp-emulate-floats --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: gp-opt %s --gp-emulate-floats=expand-bf16=0 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NATIVE
+// RUN: gp-opt %s --gp-emulate-floats=native-bf16=1 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NATIVE
 
 // Arithmetic on f8 computes in f32 and rounds each result; the f8
 // conversions become integer code (no f8 type reaches LLVM but in loads,
@@ -29,8 +29,8 @@ func.func @f8_arith(%x: memref<4xf8E4M3FN, #cuda0>) {
 
 // -----
 
-// bf16 arithmetic goes through f32 too; its conversions are integer code
-// with expand-bf16 (the host target), native otherwise.
+// bf16 arithmetic goes through f32 too, with its conversions as integer
+// code, unless the target has bf16 (native-bf16: sm_90).
 #cuda0 = #gp.device<cuda:0>
 // CHECK-LABEL: func.func @bf16_add
 // NATIVE-LABEL: func.func @bf16_add
@@ -47,9 +47,8 @@ func.func @bf16_add(%x: memref<4xbf16, #cuda0>) {
 // CHECK: arith.addf %{{.+}}, %{{.+}} : f32
 // CHECK-NOT: arith.extf
 // CHECK-NOT: arith.truncf
-// NATIVE: %[[WIDE:.+]] = arith.extf %{{.+}} : bf16 to f32
-// NATIVE: %[[SUM:.+]] = arith.addf %[[WIDE]], %[[WIDE]] {{.*}}: f32
-// NATIVE: arith.truncf %[[SUM]] {{.*}}: f32 to bf16
+// NATIVE: arith.addf %{{.+}}, %{{.+}} : bf16
+// NATIVE-NEXT: memref.store
 
 // -----
 
@@ -96,3 +95,22 @@ func.func @rounding_mode(%x: memref<4xf8E5M2, #cuda0>, %s: f32) {
   }
   return
 }
+
+// -----
+
+// A named op whose body changes is generalized first (its verifier fixes
+// its body); natively computed, it stays as it is.
+#cuda0 = #gp.device<cuda:0>
+// CHECK-LABEL: func.func @named_bf16
+// NATIVE-LABEL: func.func @named_bf16
+func.func @named_bf16(%a: memref<4x8xbf16, #cuda0>, %b: memref<8x2xbf16, #cuda0>, %c: memref<4x2xbf16, #cuda0>) {
+  gp.kernel "mm" ins(%a, %b : memref<4x8xbf16, #cuda0>, memref<8x2xbf16, #cuda0>) outs(%c : memref<4x2xbf16, #cuda0>) {
+  ^bb0(%x: memref<4x8xbf16, #cuda0>, %y: memref<8x2xbf16, #cuda0>, %out: memref<4x2xbf16, #cuda0>):
+    linalg.matmul ins(%x, %y : memref<4x8xbf16, #cuda0>, memref<8x2xbf16, #cuda0>) outs(%out : memref<4x2xbf16, #cuda0>)
+  }
+  return
+}
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : f32
+// NATIVE: linalg.matmul ins

@@ -261,25 +261,27 @@ def GPEmulateFloatsPass : Pass<"gp-emulate-floats"> {
   let description = [{
     Buffers may hold f16, bf16, f8E4M3FN and f8E5M2 elements, but neither
     backend computes on all of them: in `gp.kernel` bodies, every `arith`
-    and `math` op on bf16, f8E4M3FN or f8E5M2 values (and every `math` op
-    on f16) is computed in f32, between an `arith.extf` of its operands and
-    an `arith.truncf` of its results (upstream's float emulation). The f8
-    conversions then become integer code, since LLVM has no f8 types:
-    `arith.extf` from f8 decodes the bits exactly (subnormals, infinities
-    and NaNs included); `arith.truncf` to f8 rounds to nearest even, with
-    subnormals, and overflows to NaN (f8E4M3FN, which has no infinity:
-    values of magnitude at least 464) or to infinity (f8E5M2, at least
-    61440). A value wider than f32 is rounded to f32 first. f8 constants
-    become their bits. With `expand-bf16` (the host target), bf16
-    conversions are integer code too (upstream `arith-expand`); sm_90 has
-    them in hardware.
+    and `math` op on f8E4M3FN or f8E5M2 values, on bf16 values unless the
+    target has bf16 arithmetic (`native-bf16`, sm_90), and every `math` op
+    on f16 or bf16 values, is computed in f32, between an `arith.extf` of
+    its operands and an `arith.truncf` of its results (upstream's float
+    emulation). A named linalg op whose body this changes is generalized
+    first. The f8 conversions then become integer code, since LLVM has no
+    f8 types: `arith.extf` from f8 decodes the bits exactly (subnormals,
+    infinities and NaNs included); `arith.truncf` to f8 rounds to nearest
+    even, with subnormals, and overflows to NaN (f8E4M3FN, which has no
+    infinity: values of magnitude above 464) or to infinity (f8E5M2, at
+    least 61440). A value wider than f32 is rounded to f32 first. Without
+    `native-bf16` (the host target), bf16 conversions are integer code too
+    (upstream `arith-expand`). What is left on f8 values besides loads,
+    stores, selects, constants and bitcasts is an error.
 
     gp-pipeline runs it before the kernels are lowered, on both targets.
   }];
   let options = [
-    Option<"expandBF16", "expand-bf16", "bool", "true",
-           "Rewrite bf16 extf/truncf as integer code (for targets without "
-           "bf16 conversions)">
+    Option<"nativeBF16", "native-bf16", "bool", "false",
+           "The target has bf16 arithmetic and conversions (sm_90): only "
+           "math functions on bf16 go through f32">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
