@@ -29,8 +29,9 @@ const ElementType *findElementType(const std::string &name);
 
 /// The element type a .npy file of dtype `descr` holds, or null. Only the
 /// descrs gp-run writes are known: little-endian or byte-sized, and not
-/// '|u1', which f8E4M3FN results are written as (their raw bytes), since a
-/// uint8 array is not an f8 one.
+/// '|u1' or '<u2', which f8E4M3FN and bf16 results are written as (their
+/// raw bits, numpy having neither type), since an unsigned integer array is
+/// not a float one.
 const ElementType *findNpyElementType(const std::string &descr);
 
 /// A host-side array: an argument's or a result's values, row-major.
@@ -46,8 +47,8 @@ struct Array {
   }
 };
 
-/// Element `i` as a double, for comparing and printing. f16, i1 and
-/// f8E4M3FN elements are not converted: their bits come back.
+/// Element `i` as a double, for comparing and printing: its value, but for
+/// i1 and f8E4M3FN elements, whose bits come back.
 double element(const Array &array, int64_t i);
 
 /// Whether setElement can store `value` in an element of `type`: finite
@@ -55,9 +56,9 @@ double element(const Array &array, int64_t i);
 /// 0 to 255; f32 and f64 also take infinities and NaN).
 bool representable(const ElementType &type, double value);
 
-/// Sets element `i` from a double, converting to the element type. f16 has
-/// no conversion: every element becomes 1.0. f8E4M3FN takes `value` as its
-/// raw byte.
+/// Sets element `i` from a double, converting to the element type (f16
+/// and bf16 round to nearest even). f8E4M3FN takes `value` as its raw
+/// byte.
 void setElement(Array &array, int64_t i, double value);
 
 } // namespace gp::run

@@ -236,9 +236,7 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
       ++mismatches;
       continue;
     }
-    // f16 elements are bits (see element()), so they compare exactly too.
-    bool tolerant =
-        got[r].type->isFloat && std::string(got[r].type->name) != "f16";
+    bool tolerant = got[r].type->isFloat;
     for (int64_t i = 0; i < got[r].count(); ++i) {
       double a = element(got[r], i), b = element(want[r], i);
       bool same =

@@ -84,11 +84,14 @@ TEST(ElementTypeTest, FindsRuntimeNamesAndNpyDescrs) {
     EXPECT_EQ(findNpyElementType(npy), type) << npy;
   }
   EXPECT_EQ(findElementType("f8E4M3FN")->bytes, 1);
-  EXPECT_EQ(findElementType("bf16"), nullptr);
+  EXPECT_EQ(findElementType("bf16")->bytes, 2);
   EXPECT_EQ(findElementType("<f4"), nullptr);
   // f8 results are written as their bytes ('|u1') but not read back as f8.
   EXPECT_STREQ(findElementType("f8E4M3FN")->npy, "|u1");
   EXPECT_EQ(findNpyElementType("|u1"), nullptr);
+  // So are bf16 results ('<u2').
+  EXPECT_STREQ(findElementType("bf16")->npy, "<u2");
+  EXPECT_EQ(findNpyElementType("<u2"), nullptr);
   // Only little-endian (or byte-sized) dtypes.
   EXPECT_EQ(findNpyElementType(">f4"), nullptr);
   EXPECT_EQ(findNpyElementType("=f4"), nullptr);
@@ -115,10 +118,34 @@ TEST(ElementTypeTest, SetAndGetElements) {
   setElement(i1, 0, 0.5);
   setElement(i1, 1, 0);
   EXPECT_EQ(i1.data, (std::vector<uint8_t>{1, 0}));
-  // f16 is not converted: 1.0 is stored, and its bits come back.
-  Array f16 = makeArray("f16", {1});
-  setElement(f16, 0, 3);
-  EXPECT_EQ(element(f16, 0), 0x3C00);
+  // f16 and bf16 store the nearest value (ties to even) and read it back.
+  Array f16 = makeArray("f16", {8});
+  const double halfIn[] = {3, -0.1, 65504, 65519, 65520, 1.0 / (1 << 24),
+                           1.0 / (1 << 25), 1 + 1.0 / 2048};
+  const double halfOut[] = {3,
+                            -0.0999755859375,
+                            65504,
+                            65504,
+                            INFINITY,
+                            1.0 / (1 << 24),
+                            0, // a tie between 0 and the smallest: even
+                            1};
+  const uint16_t halfBits[] = {0x4200, 0xAE66, 0x7BFF, 0x7BFF,
+                               0x7C00, 0x0001, 0x0000, 0x3C00};
+  for (int i = 0; i < 8; ++i) {
+    setElement(f16, i, halfIn[i]);
+    EXPECT_EQ(element(f16, i), halfOut[i]) << halfIn[i];
+    uint16_t bits;
+    std::memcpy(&bits, f16.data.data() + 2 * i, 2);
+    EXPECT_EQ(bits, halfBits[i]) << halfIn[i];
+  }
+  Array bf16 = makeArray("bf16", {3});
+  setElement(bf16, 0, 3);
+  setElement(bf16, 1, 1 + 1.0 / 256); // a tie: to 1 (even)
+  setElement(bf16, 2, -1 - 3.0 / 256); // a tie: to -1 - 4/256 (even)
+  EXPECT_EQ(element(bf16, 0), 3);
+  EXPECT_EQ(element(bf16, 1), 1);
+  EXPECT_EQ(element(bf16, 2), -1 - 4.0 / 256);
   // f8E4M3FN takes the value as its raw byte.
   Array f8 = makeArray("f8E4M3FN", {1});
   setElement(f8, 0, 7);
