@@ -77,6 +77,10 @@ SITE
     "$root/build-rt/test/Runtime/E2E/unused-symbols-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/differential-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/reductions-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/matmuls-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/attention-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/views-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/floats-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unnamed-dims-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \

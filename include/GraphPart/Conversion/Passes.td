@@ -28,6 +28,16 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
     f32. Short reductions over many points (fewer than 32 elements, at
     least 1024 points) and other reductions keep a thread per point.
 
+    A kernel whose body is one contraction (`linalg.matmul`,
+    `batch_matmul`, matmuls with transposed operands, a `linalg.generic`
+    whose indexing maps and mul-add body make it one), of f32, f16 or bf16
+    alike, with at most one batch dimension, becomes a call of the
+    runtime's built-in `gp::matmul` extern (cuBLAS on the partition's
+    stream, captured with it) on `gp.buffer.transpose` views that order its
+    operands [batch,] rows, columns; a +0.0 `linalg.fill` of the output
+    before it, in the same kernel or in a fill-only kernel right before,
+    turns into the call's overwrite mode (the fill kernel goes).
+
     Buffers reach the kernels through `memref.memory_space_cast` to the
     default memory space: a kernel sees plain device pointers. The module
     gets `gpu.container_module`. Compile the kernels for sm_90 with
@@ -43,6 +53,9 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block for mapped parallel loops (and at most, "
            "for reductions)">,
+    Option<"libraryCalls", "library-calls", "bool", "true",
+           "Run contractions (matmuls) as calls of the runtime's cuBLAS "
+           "matmul (off: as kernels)">,
     Option<"parallelReductions", "parallel-reductions", "bool", "true",
            "Reduce with blocks of threads (off: a thread per parallel "
            "point)">,

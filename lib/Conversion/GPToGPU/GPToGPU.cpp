@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Contractions.h"
 #include "Reductions.h"
 
 #include "GraphPart/Conversion/Passes.h"
@@ -221,11 +222,22 @@ void ConvertGPToGPUPass::runOnOperation() {
                        << static_cast<int64_t>(blockSize);
     return signalPassFailure();
   }
-  SmallVector<KernelOp> kernels;
-  module.walk([&](KernelOp kernel) {
-    if (DeviceAttr device = kernel.getDevice(); device && device.isCuda())
-      kernels.push_back(kernel);
-  });
+  auto collectCudaKernels = [&] {
+    SmallVector<KernelOp> kernels;
+    module.walk([&](KernelOp kernel) {
+      if (DeviceAttr device = kernel.getDevice(); device && device.isCuda())
+        kernels.push_back(kernel);
+    });
+    return kernels;
+  };
+  SmallVector<KernelOp> kernels = collectCudaKernels();
+  // Contractions become cuBLAS calls first; that may also erase the zero
+  // fill kernel before one, so the rest is collected again.
+  if (libraryCalls && !kernels.empty()) {
+    for (KernelOp kernel : kernels)
+      lowerContractionToLibrary(kernel);
+    kernels = collectCudaKernels();
+  }
   if (kernels.empty())
     return;
 

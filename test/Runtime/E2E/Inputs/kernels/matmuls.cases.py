@@ -1,0 +1,33 @@
+# numpy references for matmuls.mlir (run by ../../reference_check.py).
+rng = np.random.default_rng(7)
+
+
+def normal(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def mm(a, b):
+    return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+
+
+CASES = [
+    Case("mm", [normal(33, 70), normal(70, 45)], lambda a, b: [mm(a, b)],
+         rtol=1e-4, atol=1e-4),
+    Case("mm_accumulate", [normal(33, 70), normal(70, 45)],
+         lambda a, b: [1 + mm(a, b)], rtol=1e-4, atol=1e-4),
+    Case("mm_transposed", [normal(70, 33), normal(45, 70)],
+         lambda a, b: [mm(a.T, b.T)], rtol=1e-4, atol=1e-4),
+    Case("bmm", [normal(4, 16, 32), normal(4, 32, 8)],
+         lambda a, b: [np.matmul(a.astype(np.float64), b).astype(np.float32)],
+         rtol=1e-4, atol=1e-4),
+    Case("mm_window", [normal(40, 80), normal(70, 45)],
+         lambda x, b: [mm(x[2:35, 5:75], b)], rtol=1e-4, atol=1e-4),
+    Case("mm_f16", [normal(33, 70), normal(70, 45)],
+         lambda a, b: [mm(a.astype(np.float16), b.astype(np.float16))
+                       .astype(np.float16).astype(np.float32)],
+         rtol=2e-2, atol=2e-2),
+    Case("linear_relu", [normal(8, 256), normal(256, 128), normal(128)],
+         lambda x, w, b: [(np.maximum(mm(x, w) + b, 0) * 0.5)
+                          .astype(np.float32)],
+         rtol=1e-4, atol=1e-4),
+]
