@@ -76,10 +76,12 @@ Value RuntimeCallBuilder::stackSlot(Location loc, Type type, int64_t count) {
 
 Value RuntimeCallBuilder::gep(Location loc, Type element, Value base,
                               int64_t index) {
-  // GEP's constant indices are 32-bit: larger ones (an arena offset past
-  // 2 GiB) would be truncated, so they go in as a value.
-  if (index < std::numeric_limits<int32_t>::min() ||
-      index > std::numeric_limits<int32_t>::max())
+  // GEP's constant indices are signed kGEPConstantBitWidth-bit (29-bit)
+  // integers: larger ones (an arena offset of 256 MiB or more) would wrap,
+  // so they go in as a value.
+  constexpr int64_t kLargestConstant =
+      (int64_t{1} << (LLVM::kGEPConstantBitWidth - 1)) - 1;
+  if (index < -kLargestConstant - 1 || index > kLargestConstant)
     return gepDynamic(loc, element, base, constI64(loc, index));
   return LLVM::GEPOp::create(
       builder, loc, ptrType, element, base,
