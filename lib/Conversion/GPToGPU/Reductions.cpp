@@ -237,9 +237,13 @@ int64_t threadsFor(std::optional<int64_t> length, int64_t maxThreads) {
 /// reduction.
 constexpr int64_t kElementsPerThread = 16;
 /// Reductions shorter than this stay in one block per point: a block of
-/// 256 threads folds 64K elements in a few microseconds, less than a
-/// second launch or atomics would add.
-constexpr int64_t kSplitFromLength = 1 << 16;
+/// 256 threads folds 4K elements (16 each, four rounds of four loads) in
+/// about the time a second launch and atomics would add; longer ones are
+/// latency-bound in one block (a 128x128 sum took 18 us on the H200).
+constexpr int64_t kSplitFromLength = 1 << 12;
+/// Elements a thread folds per round of its loop, each into its own
+/// partial result.
+constexpr int64_t kUnroll = 4;
 /// Blocks that share one reduction at most.
 constexpr int64_t kMaxBlocksPerPoint = 1024;
 /// Below this many parallel points, long reductions are split over blocks.
@@ -489,38 +493,92 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
   SmallVector<Value> parallelIndices =
       delinearize(builder, loc, point, parallelSizes);
 
-  SmallVector<Value> inits;
+  llvm::SmallPtrSet<Operation *, 4> combineOps;
   for (const Combiner &combiner : *combiners)
-    inits.push_back(arith::ConstantOp::create(builder, loc, combiner.neutral));
-  auto loop = scf::ForOp::create(builder, loc, start, elements, stride, inits);
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(loop.getBody());
+    combineOps.insert(combiner.op);
+  // Folds reduction element `index` (linear) into `accumulators`, one per
+  // combiner.
+  auto foldElement = [&](OpBuilder &b, Value index,
+                         ValueRange accumulators) -> SmallVector<Value> {
     SmallVector<Value> reductionIndices =
-        delinearize(builder, loc, loop.getInductionVar(), reductionSizes);
+        delinearize(b, loc, index, reductionSizes);
     SmallVector<Value> loops =
-        space.loopIndices(builder, loc, parallelIndices, reductionIndices);
+        space.loopIndices(b, loc, parallelIndices, reductionIndices);
     IRMapping mapping;
-    loadInputs(builder, loc, op, loops, mapping);
-    llvm::SmallPtrSet<Operation *, 4> combineOps;
-    for (const Combiner &combiner : *combiners)
-      combineOps.insert(combiner.op);
-    clonePayload(builder, op, loops, combineOps, mapping);
+    loadInputs(b, loc, op, loops, mapping);
+    clonePayload(b, op, loops, combineOps, mapping);
     SmallVector<Value> folded;
-    for (auto [combiner, accumulated] :
-         llvm::zip(*combiners, loop.getRegionIterArgs())) {
+    for (auto [combiner, accumulated] : llvm::zip(*combiners, accumulators)) {
       Value partial = mapping.lookupOrDefault(combiner.partial);
       if (isa<FloatType>(partial.getType()))
-        partial = convertFloat(builder, loc, partial, combiner.accumulator);
-      folded.push_back(combine(builder, loc, combiner, accumulated, partial));
+        partial = convertFloat(b, loc, partial, combiner.accumulator);
+      folded.push_back(combine(b, loc, combiner, accumulated, partial));
+    }
+    return folded;
+  };
+
+  // Each thread folds kUnroll elements per round into as many independent
+  // partial results, so their loads are in flight together (one chain of
+  // dependent loads is latency-bound); a second loop takes what is left.
+  size_t numCombiners = combiners->size();
+  SmallVector<Value> inits;
+  for (int64_t copy = 0; copy < kUnroll; ++copy)
+    for (const Combiner &combiner : *combiners)
+      inits.push_back(
+          arith::ConstantOp::create(builder, loc, combiner.neutral));
+  Value roundStride = arith::MulIOp::create(
+      builder, loc, stride,
+      arith::ConstantIndexOp::create(builder, loc, kUnroll));
+  Value remaining = arith::SelectOp::create(
+      builder, loc,
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt, elements,
+                            start),
+      arith::SubIOp::create(builder, loc, elements, start), zero);
+  Value roundsEnd = arith::AddIOp::create(
+      builder, loc, start,
+      arith::MulIOp::create(
+          builder, loc,
+          arith::DivUIOp::create(builder, loc, remaining, roundStride),
+          roundStride));
+  auto rounds =
+      scf::ForOp::create(builder, loc, start, roundsEnd, roundStride, inits);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(rounds.getBody());
+    SmallVector<Value> folded;
+    for (int64_t copy = 0; copy < kUnroll; ++copy) {
+      Value index = arith::AddIOp::create(
+          builder, loc, rounds.getInductionVar(),
+          arith::MulIOp::create(
+              builder, loc, stride,
+              arith::ConstantIndexOp::create(builder, loc, copy)));
+      llvm::append_range(
+          folded, foldElement(builder, index,
+                              rounds.getRegionIterArgs().slice(
+                                  copy * numCombiners, numCombiners)));
     }
     scf::YieldOp::create(builder, loc, folded);
   }
+  auto loop = scf::ForOp::create(
+      builder, loc, roundsEnd, elements, stride,
+      rounds.getResults().take_front(numCombiners));
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        builder, loc,
+        foldElement(builder, loop.getInductionVar(), loop.getRegionIterArgs()));
+  }
+  SmallVector<Value> partials(loop.getResults());
+  for (int64_t copy = 1; copy < kUnroll; ++copy)
+    for (auto [index, combiner] : llvm::enumerate(*combiners))
+      partials[index] = combine(builder, loc, combiner, partials[index],
+                                rounds.getResult(copy * numCombiners + index));
 
   // Combine the threads, then one thread folds the block's result into the
   // output.
   SmallVector<Value> totals;
-  for (auto [combiner, partial] : llvm::zip(*combiners, loop.getResults()))
+  for (auto [combiner, partial] : llvm::zip(*combiners, partials))
     totals.push_back(gpu::AllReduceOp::create(
         builder, loc, partial,
         gpu::AllReduceOperationAttr::get(builder.getContext(), combiner.kind),

@@ -15,9 +15,20 @@
 // CHECK: gpu.func @row_max
 // CHECK-DAG: %[[ROW:.+]] = gpu.block_id x
 // CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
-// CHECK: %[[PART:.+]] = scf.for %[[I:.+]] = %[[TID]] to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32)
-// CHECK: %[[V:.+]] = memref.load %{{.+}}[%[[ROW]], %[[I]]]
+// Rounds of four elements per thread, each into its own partial maximum
+// (four loads in flight), then the rest one by one, then the partials.
+// CHECK: %[[ROUNDS:.+]]:4 = scf.for %[[I:.+]] = %[[TID]] to %[[END:.+]] step %{{.+}} iter_args(%[[A0:.+]] = %{{.+}}, %[[A1:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (f32, f32, f32, f32)
+// CHECK: %[[V0:.+]] = memref.load %{{.+}}[%[[ROW]], %[[I]]]
+// CHECK: arith.maximumf %[[A0]], %[[V0]] : f32
+// CHECK: %[[I1:.+]] = arith.addi %[[I]], %{{.+}} : index
+// CHECK: %[[V1:.+]] = memref.load %{{.+}}[%[[ROW]], %[[I1]]]
+// CHECK: arith.maximumf %[[A1]], %[[V1]] : f32
+// CHECK: %[[REST:.+]] = scf.for %[[J:.+]] = %[[END]] to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[ROUNDS]]#0) -> (f32)
+// CHECK: %[[V:.+]] = memref.load %{{.+}}[%[[ROW]], %[[J]]]
 // CHECK: arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK: %[[M1:.+]] = arith.maximumf %[[REST]], %[[ROUNDS]]#1 : f32
+// CHECK: %[[M2:.+]] = arith.maximumf %[[M1]], %[[ROUNDS]]#2 : f32
+// CHECK: %[[PART:.+]] = arith.maximumf %[[M2]], %[[ROUNDS]]#3 : f32
 // CHECK: %[[ALL:.+]] = gpu.all_reduce maximumf %[[PART]] uniform
 // CHECK: scf.if
 // CHECK: %[[OLD:.+]] = memref.load %{{.+}}[%[[ROW]]]
