@@ -520,48 +520,56 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
   // Each thread folds kUnroll elements per round into as many independent
   // partial results, so their loads are in flight together (one chain of
   // dependent loads is latency-bound); a second loop takes what is left.
+  // Rows no longer than kUnroll elements per thread need no rounds.
+  bool shortRows = !split && length && *length <= threads * kUnroll;
+  int64_t unroll = shortRows ? 1 : kUnroll;
   size_t numCombiners = combiners->size();
   SmallVector<Value> inits;
-  for (int64_t copy = 0; copy < kUnroll; ++copy)
+  for (int64_t copy = 0; copy < unroll; ++copy)
     for (const Combiner &combiner : *combiners)
       inits.push_back(
           arith::ConstantOp::create(builder, loc, combiner.neutral));
-  Value roundStride = arith::MulIOp::create(
-      builder, loc, stride,
-      arith::ConstantIndexOp::create(builder, loc, kUnroll));
-  Value remaining = arith::SelectOp::create(
-      builder, loc,
-      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt, elements,
-                            start),
-      arith::SubIOp::create(builder, loc, elements, start), zero);
-  Value roundsEnd = arith::AddIOp::create(
-      builder, loc, start,
-      arith::MulIOp::create(
-          builder, loc,
-          arith::DivUIOp::create(builder, loc, remaining, roundStride),
-          roundStride));
-  auto rounds =
-      scf::ForOp::create(builder, loc, start, roundsEnd, roundStride, inits);
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(rounds.getBody());
-    SmallVector<Value> folded;
-    for (int64_t copy = 0; copy < kUnroll; ++copy) {
-      Value index = arith::AddIOp::create(
-          builder, loc, rounds.getInductionVar(),
-          arith::MulIOp::create(
-              builder, loc, stride,
-              arith::ConstantIndexOp::create(builder, loc, copy)));
-      llvm::append_range(
-          folded, foldElement(builder, index,
-                              rounds.getRegionIterArgs().slice(
-                                  copy * numCombiners, numCombiners)));
+  Value roundsEnd = start;
+  scf::ForOp rounds;
+  if (unroll > 1) {
+    Value roundStride = arith::MulIOp::create(
+        builder, loc, stride,
+        arith::ConstantIndexOp::create(builder, loc, unroll));
+    Value remaining = arith::SelectOp::create(
+        builder, loc,
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt, elements,
+                              start),
+        arith::SubIOp::create(builder, loc, elements, start), zero);
+    roundsEnd = arith::AddIOp::create(
+        builder, loc, start,
+        arith::MulIOp::create(
+            builder, loc,
+            arith::DivUIOp::create(builder, loc, remaining, roundStride),
+            roundStride));
+    rounds =
+        scf::ForOp::create(builder, loc, start, roundsEnd, roundStride, inits);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(rounds.getBody());
+      SmallVector<Value> folded;
+      for (int64_t copy = 0; copy < unroll; ++copy) {
+        Value index = arith::AddIOp::create(
+            builder, loc, rounds.getInductionVar(),
+            arith::MulIOp::create(
+                builder, loc, stride,
+                arith::ConstantIndexOp::create(builder, loc, copy)));
+        llvm::append_range(
+            folded, foldElement(builder, index,
+                                rounds.getRegionIterArgs().slice(
+                                    copy * numCombiners, numCombiners)));
+      }
+      scf::YieldOp::create(builder, loc, folded);
     }
-    scf::YieldOp::create(builder, loc, folded);
   }
   auto loop = scf::ForOp::create(
       builder, loc, roundsEnd, elements, stride,
-      rounds.getResults().take_front(numCombiners));
+      rounds ? ValueRange(rounds.getResults().take_front(numCombiners))
+             : ValueRange(inits));
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(loop.getBody());
@@ -570,7 +578,7 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
         foldElement(builder, loop.getInductionVar(), loop.getRegionIterArgs()));
   }
   SmallVector<Value> partials(loop.getResults());
-  for (int64_t copy = 1; copy < kUnroll; ++copy)
+  for (int64_t copy = 1; copy < unroll; ++copy)
     for (auto [index, combiner] : llvm::enumerate(*combiners))
       partials[index] = combine(builder, loc, combiner, partials[index],
                                 rounds.getResult(copy * numCombiners + index));

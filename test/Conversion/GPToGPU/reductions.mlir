@@ -15,8 +15,9 @@
 // CHECK: gpu.func @row_max
 // CHECK-DAG: %[[ROW:.+]] = gpu.block_id x
 // CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
-// Rounds of four elements per thread, each into its own partial maximum
-// (four loads in flight), then the rest one by one, then the partials.
+// Rows longer than four elements per thread: rounds of four elements,
+// each into its own partial maximum (four loads in flight), then the rest
+// one by one, then the partials.
 // CHECK: %[[ROUNDS:.+]]:4 = scf.for %[[I:.+]] = %[[TID]] to %[[END:.+]] step %{{.+}} iter_args(%[[A0:.+]] = %{{.+}}, %[[A1:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (f32, f32, f32, f32)
 // CHECK: %[[V0:.+]] = memref.load %{{.+}}[%[[ROW]], %[[I]]]
 // CHECK: arith.maximumf %[[A0]], %[[V0]] : f32
@@ -36,11 +37,11 @@
 // CHECK: memref.store %[[NEW]], %{{.+}}[%[[ROW]]]
 // OFF-LABEL: func.func @row_max
 // OFF-NOT: gpu.all_reduce
-func.func @row_max(%x: memref<128x1000xf32, #cuda0>, %m: memref<128xf32, #cuda0>) {
-  gp.kernel "row_max" ins(%x : memref<128x1000xf32, #cuda0>) outs(%m : memref<128xf32, #cuda0>) {
-  ^bb0(%in: memref<128x1000xf32, #cuda0>, %out: memref<128xf32, #cuda0>):
+func.func @row_max(%x: memref<128x5000xf32, #cuda0>, %m: memref<128xf32, #cuda0>) {
+  gp.kernel "row_max" ins(%x : memref<128x5000xf32, #cuda0>) outs(%m : memref<128xf32, #cuda0>) {
+  ^bb0(%in: memref<128x5000xf32, #cuda0>, %out: memref<128xf32, #cuda0>):
     linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-        ins(%in : memref<128x1000xf32, #cuda0>) outs(%out : memref<128xf32, #cuda0>) {
+        ins(%in : memref<128x5000xf32, #cuda0>) outs(%out : memref<128xf32, #cuda0>) {
     ^bb0(%a: f32, %b: f32):
       %r = arith.maximumf %a, %b : f32
       linalg.yield %r : f32
