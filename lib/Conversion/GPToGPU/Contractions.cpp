@@ -86,6 +86,31 @@ operandOrder(AffineMap map, ArrayRef<unsigned> wanted) {
   return permutation;
 }
 
+/// Whether cuBLAS can take the matrices of `type` viewed in `order` (view
+/// dimension i is dimension order[i]): a unit stride in one of the two
+/// matrix dimensions and a leading dimension no smaller than the other's
+/// extent, as the runtime's gp::matmul requires. Dynamic strides or sizes
+/// are left to the runtime, which refuses bad ones with an error; static
+/// ones that cannot work keep the kernel instead.
+static bool cublasCanTake(MemRefType type, ArrayRef<int64_t> order) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  size_t rank = order.size();
+  int64_t rowDim = order[rank - 2], colDim = order[rank - 1];
+  int64_t rows = type.getDimSize(rowDim), cols = type.getDimSize(colDim);
+  int64_t rowStride = strides[rowDim], colStride = strides[colDim];
+  if (llvm::any_of(ArrayRef<int64_t>{rows, cols, rowStride, colStride},
+                   ShapedType::isDynamic))
+    return true;
+  // A dimension of extent 1 takes any stride.
+  auto fits = [](int64_t unitExtent, int64_t unitStride, int64_t otherExtent,
+                 int64_t otherStride) {
+    return (unitStride == 1 || unitExtent == 1) &&
+           (otherExtent == 1 || otherStride >= std::max<int64_t>(1, unitExtent));
+  };
+  return fits(cols, colStride, rows, rowStride) ||
+         fits(rows, rowStride, cols, colStride);
+}
+
 /// The buffer `value` is a view of, through any chain of views.
 static Value baseBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -177,7 +202,7 @@ bool mlir::gp::lowerContractionToLibrary(KernelOp kernel) {
     std::optional<SmallVector<int64_t>> permutation = operandOrder(
         contraction.getMatchingIndexingMap(&operand),
         wanted[operand.getOperandNumber()]);
-    if (!permutation)
+    if (!permutation || !cublasCanTake(type, *permutation))
       return false;
     buffers.push_back(buffer);
     permutations.push_back(std::move(*permutation));

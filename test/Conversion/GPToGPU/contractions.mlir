@@ -148,8 +148,9 @@ func.func @batched(%a: memref<4x16x32xf16, #cuda0>, %b: memref<4x32x8xf16, #cuda
 
 // What cuBLAS does not compute stays a kernel: integers, mixed element
 // types (f16 operands, f32 result), an output that is a view of an operand's
-// buffer, a body that is not a plain multiply-add, and a contraction
-// followed by more work in the same kernel.
+// buffer, a body that is not a plain multiply-add, a contraction followed
+// by more work in the same kernel, and an operand with no unit stride (a
+// window taking every other column).
 // CHECK-LABEL: func.func @refused
 // CHECK-NOT: gp.fallback
 // CHECK: gpu.launch_func @gp_kernels::@int_mm
@@ -157,11 +158,13 @@ func.func @batched(%a: memref<4x16x32xf16, #cuda0>, %b: memref<4x32x8xf16, #cuda
 // CHECK: gpu.launch_func @gp_kernels::@self_mm
 // CHECK: gpu.launch_func @gp_kernels::@sub_mm
 // CHECK: gpu.launch_func @gp_kernels::@mm_then_relu
+// CHECK: gpu.launch_func @gp_kernels::@strided_mm
 // CHECK-NOT: gp.fallback
 // CHECK: return
 func.func @refused(%ia: memref<16x32xi32, #cuda0>, %ib: memref<32x8xi32, #cuda0>, %ic: memref<16x8xi32, #cuda0>,
                    %ha: memref<16x32xf16, #cuda0>, %hb: memref<32x8xf16, #cuda0>, %fc: memref<16x8xf32, #cuda0>,
-                   %sq: memref<32x32xf32, #cuda0>, %a: memref<16x32xf32, #cuda0>, %b: memref<32x8xf32, #cuda0>) {
+                   %sq: memref<32x32xf32, #cuda0>, %a: memref<16x32xf32, #cuda0>, %b: memref<32x8xf32, #cuda0>,
+                   %wide: memref<16x64xf32, #cuda0>) {
   gp.kernel "int_mm" ins(%ia, %ib : memref<16x32xi32, #cuda0>, memref<32x8xi32, #cuda0>) outs(%ic : memref<16x8xi32, #cuda0>) {
   ^bb0(%x: memref<16x32xi32, #cuda0>, %y: memref<32x8xi32, #cuda0>, %out: memref<16x8xi32, #cuda0>):
     linalg.matmul ins(%x, %y : memref<16x32xi32, #cuda0>, memref<32x8xi32, #cuda0>) outs(%out : memref<16x8xi32, #cuda0>)
@@ -198,6 +201,11 @@ func.func @refused(%ia: memref<16x32xi32, #cuda0>, %ib: memref<32x8xi32, #cuda0>
       %r = arith.maximumf %o, %zero : f32
       linalg.yield %r : f32
     }
+  }
+  %everyOther = gp.buffer.slice %wide[0, 0] [16, 32] [1, 2] : memref<16x64xf32, #cuda0> to memref<16x32xf32, strided<[64, 2]>, #cuda0>
+  gp.kernel "strided_mm" ins(%everyOther, %b : memref<16x32xf32, strided<[64, 2]>, #cuda0>, memref<32x8xf32, #cuda0>) outs(%fc : memref<16x8xf32, #cuda0>) {
+  ^bb0(%x: memref<16x32xf32, strided<[64, 2]>, #cuda0>, %y: memref<32x8xf32, #cuda0>, %out: memref<16x8xf32, #cuda0>):
+    linalg.matmul ins(%x, %y : memref<16x32xf32, strided<[64, 2]>, #cuda0>, memref<32x8xf32, #cuda0>) outs(%out : memref<16x8xf32, #cuda0>)
   }
   return
 }

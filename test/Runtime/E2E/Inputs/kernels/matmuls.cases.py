@@ -22,6 +22,8 @@ CASES = [
          rtol=1e-4, atol=1e-4),
     Case("mm_window", [normal(40, 80), normal(70, 45)],
          lambda x, b: [mm(x[2:35, 5:75], b)], rtol=1e-4, atol=1e-4),
+    Case("mm_every_other", [normal(33, 140), normal(70, 45)],
+         lambda x, b: [mm(x[:, ::2], b)], rtol=1e-4, atol=1e-4),
     Case("mm_f16", [normal(33, 70), normal(70, 45)],
          lambda a, b: [mm(a.astype(np.float16), b.astype(np.float16))
                        .astype(np.float16).astype(np.float32)],

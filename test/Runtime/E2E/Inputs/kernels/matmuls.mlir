@@ -87,6 +87,20 @@ func.func @mm_window(%x: memref<40x80xf32, #cuda0>, %b: memref<70x45xf32, #cuda0
   return %c : memref<33x45xf32, #cuda0>
 }
 
+// c = x[:, ::2] @ b: every other column, no unit stride, which cuBLAS
+// cannot take: the kernel stays a kernel.
+func.func @mm_every_other(%x: memref<33x140xf32, #cuda0>, %b: memref<70x45xf32, #cuda0>) -> memref<33x45xf32, #cuda0> {
+  %a = gp.buffer.slice %x[0, 0] [33, 70] [1, 2] : memref<33x140xf32, #cuda0> to memref<33x70xf32, strided<[140, 2]>, #cuda0>
+  %c = gp.buffer.alloc() : memref<33x45xf32, #cuda0>
+  gp.kernel "mm_every_other" ins(%a, %b : memref<33x70xf32, strided<[140, 2]>, #cuda0>, memref<70x45xf32, #cuda0>) outs(%c : memref<33x45xf32, #cuda0>) {
+  ^bb0(%p: memref<33x70xf32, strided<[140, 2]>, #cuda0>, %y: memref<70x45xf32, #cuda0>, %out: memref<33x45xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%out : memref<33x45xf32, #cuda0>)
+    linalg.matmul ins(%p, %y : memref<33x70xf32, strided<[140, 2]>, #cuda0>, memref<70x45xf32, #cuda0>) outs(%out : memref<33x45xf32, #cuda0>)
+  }
+  return %c : memref<33x45xf32, #cuda0>
+}
+
 // c = f32(f16(a) @ f16(b)): f16 operands and result, f32 accumulation.
 func.func @mm_f16(%a: memref<33x70xf32, #cuda0>, %b: memref<70x45xf32, #cuda0>) -> memref<33x45xf32, #cuda0> {
   %a16 = gp.buffer.alloc() : memref<33x70xf16, #cuda0>
