@@ -100,9 +100,9 @@ public:
     // Subnormal: mantissa * 2^(1 - bias - mantissaBits), exact in f32.
     Value scaled = arith::MulFOp::create(
         b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
-        floatBits(static_cast<uint32_t>(127 + 1 - format.bias -
-                                        format.mantissaBits)
-                  << 23));
+        floatBits(
+            static_cast<uint32_t>(127 + 1 - format.bias - format.mantissaBits)
+            << 23));
     Value magnitude = select(cmp(arith::CmpIPredicate::eq, exponent, 0),
                              toBits(scaled), normal);
     Value special;
@@ -112,9 +112,9 @@ public:
     } else {
       special = cmp(arith::CmpIPredicate::eq, exponent, exponentMask);
       Value infinity = cmp(arith::CmpIPredicate::eq, mantissa, 0);
-      magnitude = select(special,
-                         select(infinity, 0x7f800000, constant(0x7fc00000)),
-                         magnitude);
+      magnitude =
+          select(special, select(infinity, 0x7f800000, constant(0x7fc00000)),
+                 magnitude);
     }
     return toFloat(bitOr(sign, magnitude));
   }
@@ -136,8 +136,8 @@ public:
     Value normal = shr(rounded, shift);
     int64_t nan = format.finiteOnly ? 0x7f : 0x7e;
     if (format.finiteOnly)
-      normal = select(cmp(arith::CmpIPredicate::ugt, normal, 0x7e), nan,
-                      normal);
+      normal =
+          select(cmp(arith::CmpIPredicate::ugt, normal, 0x7e), nan, normal);
 
     // Subnormal: adding a power of two whose last mantissa bit is the
     // smallest subnormal rounds there (in the FPU's round-to-nearest-even);
@@ -150,14 +150,13 @@ public:
 
     int64_t minNormal = (127 - format.bias + 1) * (1LL << 23);
     // From here on the exponent no longer fits: overflow.
-    int64_t overflowFrom =
-        (127 + (1 << format.exponentBits) - 1 - format.bias +
-         (format.finiteOnly ? 1 : 0)) *
-        (1LL << 23);
-    Value result =
-        select(cmp(arith::CmpIPredicate::ult, magnitude, minNormal), subnormal,
-               normal);
-    Value overflow = select(isNaN, nan, constant(format.finiteOnly ? nan : 0x7c));
+    int64_t overflowFrom = (127 + (1 << format.exponentBits) - 1 - format.bias +
+                            (format.finiteOnly ? 1 : 0)) *
+                           (1LL << 23);
+    Value result = select(cmp(arith::CmpIPredicate::ult, magnitude, minNormal),
+                          subnormal, normal);
+    Value overflow =
+        select(isNaN, nan, constant(format.finiteOnly ? nan : 0x7c));
     result = select(cmp(arith::CmpIPredicate::uge, magnitude, overflowFrom),
                     overflow, result);
     return bitOr(result, sign);
@@ -212,8 +211,8 @@ struct TruncateToF8 : OpRewritePattern<arith::TruncFOp> {
     else if (type != bits.f32)
       value = arith::ExtFOp::create(rewriter, loc, bits.f32, value);
     Value encoded = bits.encode(value, *format);
-    Value byte = arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(),
-                                         encoded);
+    Value byte =
+        arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(), encoded);
     rewriter.replaceOp(
         op, arith::BitcastOp::create(rewriter, loc, op.getType(), byte));
     return success();
@@ -250,9 +249,8 @@ LogicalResult emulate(Operation *root, ArrayRef<Type> types,
     if (isa<linalg::GenericOp>(op) || op->getNumRegions() != 1)
       return;
     bool changes = false;
-    op->getRegion(0).walk([&](Operation *inner) {
-      changes |= isRewritten(inner);
-    });
+    op->getRegion(0).walk(
+        [&](Operation *inner) { changes |= isRewritten(inner); });
     if (changes)
       named.push_back(op);
   });

@@ -27,7 +27,7 @@ static bool isContiguous(Value buffer) {
 /// A kernel that copies `source` into `target` (one device) element by
 /// element, following both layouts.
 static void createCopyKernel(OpBuilder &builder, Location loc, Value source,
-                      Value target) {
+                             Value target) {
   auto kernel = KernelOp::create(builder, loc, "strided_copy",
                                  ValueRange{source}, ValueRange{target});
   Block *body = new Block();
@@ -43,9 +43,9 @@ static void createCopyKernel(OpBuilder &builder, Location loc, Value source,
 /// A new contiguous buffer of `like`'s static shape on `like`'s device.
 static Value createStagingBuffer(OpBuilder &builder, Location loc, Value like) {
   auto type = cast<MemRefType>(like.getType());
-  auto contiguous = MemRefType::get(type.getShape(), type.getElementType(),
-                                    MemRefLayoutAttrInterface(),
-                                    type.getMemorySpace());
+  auto contiguous =
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
   return BufferAllocOp::create(builder, loc, contiguous, ValueRange{});
 }
 

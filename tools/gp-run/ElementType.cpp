@@ -57,8 +57,8 @@ uint16_t doubleToHalf(double value) {
   if (roundedExponent - 1 < -14) // Subnormal: units of 2^-24.
     return sign | static_cast<uint16_t>(std::ldexp(rounded, 24));
   uint16_t biased = static_cast<uint16_t>(roundedExponent - 1 + 15);
-  uint16_t mantissa = static_cast<uint16_t>(
-      std::ldexp(rounded, 11 - roundedExponent) - 1024);
+  uint16_t mantissa =
+      static_cast<uint16_t>(std::ldexp(rounded, 11 - roundedExponent) - 1024);
   return sign | static_cast<uint16_t>(biased << 10) | mantissa;
 }
 

@@ -77,8 +77,8 @@ operandOrder(AffineMap map, ArrayRef<unsigned> wanted) {
     return std::nullopt;
   SmallVector<int64_t> permutation;
   for (unsigned loop : wanted) {
-    auto position = llvm::find(map.getResults(),
-                               getAffineDimExpr(loop, map.getContext()));
+    auto position =
+        llvm::find(map.getResults(), getAffineDimExpr(loop, map.getContext()));
     if (position == map.getResults().end())
       return std::nullopt;
     permutation.push_back(position - map.getResults().begin());
@@ -105,7 +105,8 @@ static bool cublasCanTake(MemRefType type, ArrayRef<int64_t> order) {
   auto fits = [](int64_t unitExtent, int64_t unitStride, int64_t otherExtent,
                  int64_t otherStride) {
     return (unitStride == 1 || unitExtent == 1) &&
-           (otherExtent == 1 || otherStride >= std::max<int64_t>(1, unitExtent));
+           (otherExtent == 1 ||
+            otherStride >= std::max<int64_t>(1, unitExtent));
   };
   return fits(cols, colStride, rows, rowStride) ||
          fits(rows, rowStride, cols, colStride);
@@ -199,9 +200,9 @@ bool mlir::gp::lowerContractionToLibrary(KernelOp kernel) {
     if (!code || (typeCode && *code != *typeCode))
       return false;
     typeCode = code;
-    std::optional<SmallVector<int64_t>> permutation = operandOrder(
-        contraction.getMatchingIndexingMap(&operand),
-        wanted[operand.getOperandNumber()]);
+    std::optional<SmallVector<int64_t>> permutation =
+        operandOrder(contraction.getMatchingIndexingMap(&operand),
+                     wanted[operand.getOperandNumber()]);
     if (!permutation || !cublasCanTake(type, *permutation))
       return false;
     buffers.push_back(buffer);
@@ -231,10 +232,10 @@ bool mlir::gp::lowerContractionToLibrary(KernelOp kernel) {
     bool identity = llvm::all_of(llvm::enumerate(permutation), [](auto pair) {
       return static_cast<int64_t>(pair.index()) == pair.value();
     });
-    args.push_back(identity ? buffer
-                            : BufferTransposeOp::create(builder, loc, buffer,
-                                                        permutation)
-                                  .getResult());
+    args.push_back(
+        identity ? buffer
+                 : BufferTransposeOp::create(builder, loc, buffer, permutation)
+                       .getResult());
   }
   args.push_back(arith::ConstantIntOp::create(builder, loc, *typeCode, 64));
   args.push_back(

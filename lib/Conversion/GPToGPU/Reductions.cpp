@@ -558,10 +558,10 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
             arith::MulIOp::create(
                 builder, loc, stride,
                 arith::ConstantIndexOp::create(builder, loc, copy)));
-        llvm::append_range(
-            folded, foldElement(builder, index,
-                                rounds.getRegionIterArgs().slice(
-                                    copy * numCombiners, numCombiners)));
+        llvm::append_range(folded,
+                           foldElement(builder, index,
+                                       rounds.getRegionIterArgs().slice(
+                                           copy * numCombiners, numCombiners)));
       }
       scf::YieldOp::create(builder, loc, folded);
     }

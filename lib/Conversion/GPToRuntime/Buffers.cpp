@@ -4,8 +4,9 @@
 // or the host arena for `#gp.device<cpu>`); unplanned ones are taken with
 // `gpRtAllocate` on the partition's stream. Reuses, reshapes and bitcasts
 // are new descriptors over the source's first element; slices are
-// `memref.subview`s and transposes `memref.transpose`s. Frees are no-ops: arena slots and run memory are the
-// runtime's.
+// `memref.subview`s and transposes `memref.transpose`s (or, when only unit
+// dimensions move, new contiguous descriptors). Frees are no-ops: arena
+// slots and run memory are the runtime's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,12 +210,12 @@ struct TransposeLowering : GPToRuntimePattern<BufferTransposeOp> {
       SmallVector<Value> sizes;
       for (auto [dim, sourceDim] : llvm::enumerate(transpose.getPermutation()))
         if (type.isDynamicDim(dim))
-          sizes.push_back(memref::DimOp::create(rewriter, loc,
-                                                adaptor.getSource(), sourceDim));
+          sizes.push_back(memref::DimOp::create(
+              rewriter, loc, adaptor.getSource(), sourceDim));
       rewriter.replaceOp(
-          transpose, rt.makeBuffer(loc, type,
-                                   rt.elementPointer(loc, adaptor.getSource()),
-                                   sizes));
+          transpose,
+          rt.makeBuffer(loc, type, rt.elementPointer(loc, adaptor.getSource()),
+                        sizes));
       return success();
     }
     continueLowering(transpose, rewriter);
@@ -223,8 +224,7 @@ struct TransposeLowering : GPToRuntimePattern<BufferTransposeOp> {
             transpose.getPermutation(),
             [](int64_t dim) { return static_cast<unsigned>(dim); })),
         rewriter.getContext());
-    Value view = memref::TransposeOp::create(rewriter, loc,
-                                             adaptor.getSource(),
+    Value view = memref::TransposeOp::create(rewriter, loc, adaptor.getSource(),
                                              AffineMapAttr::get(permutation));
     // memref.transpose states the permuted strides exactly; the gp type may
     // only differ in what it leaves dynamic.
@@ -242,5 +242,6 @@ void mlir::gp::populateBufferPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns,
                                       GPToRuntimeState &state) {
   patterns.add<AllocLowering, DeallocLowering, ReuseLowering, ReshapeLowering,
-               BitcastLowering, SliceLowering, TransposeLowering>(converter, state);
+               BitcastLowering, SliceLowering, TransposeLowering>(converter,
+                                                                  state);
 }

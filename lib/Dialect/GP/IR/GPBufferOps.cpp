@@ -252,7 +252,8 @@ LogicalResult BufferSliceOp::verify() {
   for (int64_t dim = 0; dim < rank; ++dim) {
     std::optional<int64_t> stride =
         saturatedMul(sourceStrides[dim], strides[dim]);
-    std::optional<int64_t> step = saturatedMul(offsets[dim], sourceStrides[dim]);
+    std::optional<int64_t> step =
+        saturatedMul(offsets[dim], sourceStrides[dim]);
     std::optional<int64_t> offset =
         step ? saturatedAdd(expectedOffset, *step) : std::nullopt;
     if (!stride || !offset)
