@@ -83,22 +83,53 @@ bool gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
       return reject(where + ": cannot hold " + std::to_string(bytes) +
                     " bytes in host memory");
     }
-    bool isRandom = value == "random";
-    double constant = 0;
-    if (!isRandom) {
-      char *end = nullptr;
-      constant = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end)
-        return reject(where + ": the value must be 'random' or a number");
-      if (!representable(*input.array.type, constant))
-        return reject(where + ": " + value + " does not fit in " +
-                      input.array.type->name);
-    }
-    if (isRandom)
+    if (!value.empty() && value[0] == '@') {
+      // SHAPExTYPE=@file.npy: the file's array, which must be of that
+      // shape and type.
+      Array declared = std::move(input.array);
+      std::string npyError;
+      if (!readNpy(value.substr(1), input.array, npyError))
+        return reject(npyError);
+      if (input.array.type != declared.type ||
+          input.array.shape != declared.shape)
+        return reject(where + ": '" + value.substr(1) + "' does not hold a " +
+                      type + " array");
+    } else if (value == "random") {
       fillRandom(input.array, random);
-    else
-      for (int64_t i = 0; i < input.array.count(); ++i)
-        setElement(input.array, i, constant);
+    } else {
+      // One number for every element, or one per element separated by
+      // commas (iree-run-module's form), in row-major order.
+      std::vector<std::string> items;
+      std::stringstream list(value);
+      std::string item;
+      while (std::getline(list, item, ','))
+        items.push_back(item);
+      if (!value.empty() && value.back() == ',')
+        items.push_back("");
+      int64_t count = input.array.count();
+      if (items.size() != 1 && static_cast<int64_t>(items.size()) != count)
+        return reject(where + ": " + std::to_string(items.size()) +
+                      " values for " + std::to_string(count) +
+                      " elements (give one, or one per element)");
+      std::vector<double> numbers;
+      for (const std::string &text : items) {
+        char *end = nullptr;
+        double number = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end)
+          return reject(where +
+                        ": the value must be 'random', @file.npy, a "
+                        "number or a comma-separated list of them, "
+                        "not '" +
+                        text + "'");
+        if (!representable(*input.array.type, number))
+          return reject(where + ": " + text + " does not fit in " +
+                        input.array.type->name);
+        numbers.push_back(number);
+      }
+      for (int64_t i = 0; i < count; ++i)
+        setElement(input.array, i,
+                   numbers.size() == 1 ? numbers[0] : numbers[i]);
+    }
   }
   if (input.array.type->name != std::string(info.elementType))
     return reject(where + ": element type " + input.array.type->name +

@@ -30,7 +30,8 @@ struct Input {
 constexpr int64_t kMaxInputBytes = int64_t(1) << 40;
 
 /// Parses the spec of argument `position` (SHAPExTYPE=VALUE, SHAPExTYPE=
-/// random, @file.npy, or an integer for an index argument) into `input` and
+/// V0,V1,... (one per element), SHAPExTYPE=random, SHAPExTYPE=@file.npy,
+/// @file.npy, or an integer for an index argument) into `input` and
 /// checks it against `info`. Random values are drawn from `random`. On bad
 /// input, returns false with the reason in `error`.
 bool parseInput(const std::string &spec, const gpRtValueInfo &info,

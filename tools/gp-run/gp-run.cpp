@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 using namespace gp::run;
@@ -33,14 +34,19 @@ void printUsage(FILE *out) {
       "\n"
       "  --entry NAME          entry point (default: the first); repeat it\n"
       "                        to make a step of several calls (forward,\n"
-      "                        backward), their inputs given in order\n"
+      "                        backward), their inputs given in order;\n"
+      "                        --function is the same\n"
       "  --input SPEC          one per argument, in order:\n"
       "                          8x256xf32=random   random values (--seed)\n"
       "                          2x2xf32=1.5        a constant\n"
+      "                          2x2xf32=1,2,3,4    each element, row-major\n"
+      "                          2x2xf32=@file.npy  from a .npy file of that\n"
+      "                                             shape and type\n"
       "                          @file.npy          from a .npy file\n"
       "                          5                  an index argument\n"
       "  --backend host|cuda   (default: the artifact's target)\n"
-      "  --device N            cuda device index (default: the program's)\n"
+      "  --device N            cuda device index, also cuda:N or cuda://N\n"
+      "                        (default: the program's)\n"
       "  --warmup W            untimed calls first (default 1)\n"
       "  --iterations N        timed calls (default 10)\n"
       "  --rotate K            place the inputs in K sets of buffers and call\n"
@@ -56,7 +62,8 @@ void printUsage(FILE *out) {
       "  --no-capture          run every partition eagerly (a baseline)\n"
       "  --rtol R --atol A     float tolerance for --check and\n"
       "                        --expected-output (1e-5, 1e-6)\n"
-      "  --output PATH.npy     write the results (PATH.N.npy when several)\n"
+      "  --output PATH.npy     write the results (PATH.N.npy when several);\n"
+      "                        a leading @ is not part of the path\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
       "  --print-partitions    print the partition table, and after the run\n"
       "                        how each captured partition binds its inputs\n"
@@ -108,6 +115,7 @@ const option kOptions[] = {
     {"version", no_argument, nullptr, OptVersion},
     {"list-backends", no_argument, nullptr, OptListBackends},
     {"entry", required_argument, nullptr, OptEntry},
+    {"function", required_argument, nullptr, OptEntry},
     {"input", required_argument, nullptr, OptInput},
     {"backend", required_argument, nullptr, OptBackend},
     {"device", required_argument, nullptr, OptDevice},
@@ -135,12 +143,14 @@ const option kOptions[] = {
 bool spellsOption(const std::string &arg, int code) {
   if (code == 'h' && arg == "-h")
     return true;
-  for (const option *o = kOptions; o->name; ++o)
-    if (o->val == code) {
-      std::string name = std::string("--") + o->name;
-      return arg == name || (o->has_arg == required_argument &&
-                             arg.compare(0, name.size() + 1, name + "=") == 0);
-    }
+  for (const option *o = kOptions; o->name; ++o) {
+    if (o->val != code)
+      continue;
+    std::string name = std::string("--") + o->name;
+    if (arg == name || (o->has_arg == required_argument &&
+                        arg.compare(0, name.size() + 1, name + "=") == 0))
+      return true;
+  }
   return false;
 }
 
@@ -155,6 +165,21 @@ long long nonNegativeInteger(const std::string &arg, const std::string &text) {
   long long n = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end || n < 0)
     die(arg + " takes a non-negative integer, not '" + text + "'");
+  return n;
+}
+
+/// A device as `N`, `cuda:N` or `cuda://N` (iree-run-module's form).
+long long deviceIndex(const std::string &arg, std::string text) {
+  for (const char *prefix : {"cuda://", "cuda:"})
+    if (text.rfind(prefix, 0) == 0) {
+      text = text.substr(std::strlen(prefix));
+      break;
+    }
+  char *end = nullptr;
+  long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || n < 0)
+    die(arg + " takes a cuda device index (N, cuda:N or cuda://N), not '" +
+        text + "'");
   return n;
 }
 
@@ -236,7 +261,7 @@ static int run(int argc, char **argv) {
       options.backendName = optarg;
       break;
     case OptDevice:
-      options.device = nonNegativeInteger(arg, optarg);
+      options.device = deviceIndex(arg, optarg);
       break;
     case OptWarmup:
       options.warmup = nonNegativeInteger(arg, optarg);
@@ -271,9 +296,11 @@ static int run(int argc, char **argv) {
     case OptAtol:
       options.atol = nonNegativeNumber(arg, optarg);
       break;
-    case OptOutput:
-      options.output = optarg;
+    case OptOutput: {
+      std::string path = optarg;
+      options.output = path.rfind('@', 0) == 0 ? path.substr(1) : path;
       break;
+    }
     case OptExternLib:
       options.externLibs.push_back(optarg);
       break;
@@ -290,6 +317,10 @@ static int run(int argc, char **argv) {
   }
   if (options.path.empty())
     die("no program given");
+  // dlopen searches the library path for a name without a slash; a
+  // program named on the command line is a file here.
+  if (options.path.find('/') == std::string::npos)
+    options.path = "./" + options.path;
   if (options.iterations < 1)
     die("--iterations must be at least 1");
   return runProgram(options);
