@@ -91,8 +91,7 @@ const ElementType *gp::run::findElementType(const std::string &name) {
 
 const ElementType *gp::run::findNpyElementType(const std::string &descr) {
   for (const ElementType &type : kElementTypes)
-    if (descr == type.npy && std::string_view(type.name) != "f8E4M3FN" &&
-        std::string_view(type.name) != "bf16")
+    if (descr == type.npy && std::string_view(type.name) != "f8E4M3FN")
       return &type;
   return nullptr;
 }

@@ -28,10 +28,10 @@ struct ElementType {
 const ElementType *findElementType(const std::string &name);
 
 /// The element type a .npy file of dtype `descr` holds, or null. Only the
-/// descrs gp-run writes are known: little-endian or byte-sized, and not
-/// '|u1' or '<u2', which f8E4M3FN and bf16 results are written as (their
-/// raw bits, numpy having neither type), since an unsigned integer array is
-/// not a float one.
+/// descrs gp-run writes are known: little-endian or byte-sized. bf16, which
+/// numpy lacks, is written and read as its raw bits ('<u2': gp has no u16
+/// type to confuse it with); f8E4M3FN results are written as theirs ('|u1')
+/// but '|u1' is not read back, since a uint8 array is not an f8 one.
 const ElementType *findNpyElementType(const std::string &descr);
 
 /// A host-side array: an argument's or a result's values, row-major.

@@ -25,6 +25,7 @@ namespace {
 const std::pair<const char *, const char *> kNpyTypes[] = {
     {"f32", "<f4"}, {"f64", "<f8"}, {"f16", "<f2"}, {"i64", "<i8"},
     {"i32", "<i4"}, {"i16", "<i2"}, {"i8", "|i1"},  {"i1", "|b1"},
+    {"bf16", "<u2"},
 };
 
 /// A path in the test's temporary directory, unique per test.
@@ -89,9 +90,9 @@ TEST(ElementTypeTest, FindsRuntimeNamesAndNpyDescrs) {
   // f8 results are written as their bytes ('|u1') but not read back as f8.
   EXPECT_STREQ(findElementType("f8E4M3FN")->npy, "|u1");
   EXPECT_EQ(findNpyElementType("|u1"), nullptr);
-  // So are bf16 results ('<u2').
+  // bf16 is its raw bits ('<u2') both ways: numpy has no bf16.
   EXPECT_STREQ(findElementType("bf16")->npy, "<u2");
-  EXPECT_EQ(findNpyElementType("<u2"), nullptr);
+  EXPECT_EQ(findNpyElementType("<u2"), findElementType("bf16"));
   // Only little-endian (or byte-sized) dtypes.
   EXPECT_EQ(findNpyElementType(">f4"), nullptr);
   EXPECT_EQ(findNpyElementType("=f4"), nullptr);

@@ -6,9 +6,21 @@ def normal(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def small_integers(*shape):
+    return rng.integers(-4, 5, shape).astype(np.float32)
+
+
+def bf16_bits(values):
+    """bf16 as numpy cannot hold it: the top 16 bits of exact f32 values."""
+    return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(
+        np.uint16)
+
+
 def mm(a, b):
     return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
 
+
+A_BF16, B_BF16 = small_integers(24, 8), small_integers(8, 40)
 
 CASES = [
     Case("mm", [normal(33, 70), normal(70, 45)], lambda a, b: [mm(a, b)],
@@ -28,6 +40,10 @@ CASES = [
          lambda a, b: [mm(a.astype(np.float16), b.astype(np.float16))
                        .astype(np.float16).astype(np.float32)],
          rtol=2e-2, atol=2e-2),
+    # Small integers, so every product and sum is exact in bf16 whether it
+    # accumulates in bf16 (host loops) or f32 (cuBLAS): compared exactly.
+    Case("mm_bf16", [bf16_bits(A_BF16), bf16_bits(B_BF16)],
+         lambda a, b: [bf16_bits(A_BF16 @ B_BF16)], rtol=0, atol=0),
     Case("linear_relu", [normal(8, 256), normal(256, 128), normal(128)],
          lambda x, w, b: [(np.maximum(mm(x, w) + b, 0) * 0.5)
                           .astype(np.float32)],

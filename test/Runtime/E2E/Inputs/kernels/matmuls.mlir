@@ -3,8 +3,9 @@
 // references in matmuls.cases.py). On cuda each contraction becomes a
 // cuBLAS call (convert-gp-to-gpu library-calls): plain, accumulating into
 // a filled output, with both operands transposed (gp.buffer.transpose
-// views), batched, on a strided window, in f16, and a linear layer whose
-// bias, relu and scale fuse into one kernel after the call.
+// views), batched, on a strided window, with no unit stride (a kernel), in
+// f16 and bf16, and a linear layer whose bias, relu and scale fuse into one
+// kernel after the call.
 #cuda0 = #gp.device<cuda:0>
 #mk = affine_map<(m, n, k) -> (m, k)>
 #km = affine_map<(m, n, k) -> (k, m)>
@@ -99,6 +100,18 @@ func.func @mm_every_other(%x: memref<33x140xf32, #cuda0>, %b: memref<70x45xf32, 
     linalg.matmul ins(%p, %y : memref<33x70xf32, strided<[140, 2]>, #cuda0>, memref<70x45xf32, #cuda0>) outs(%out : memref<33x45xf32, #cuda0>)
   }
   return %c : memref<33x45xf32, #cuda0>
+}
+
+// c = a @ b in bf16 throughout (on cuda, cuBLAS with bf16 operands).
+func.func @mm_bf16(%a: memref<24x8xbf16, #cuda0>, %b: memref<8x40xbf16, #cuda0>) -> memref<24x40xbf16, #cuda0> {
+  %c = gp.buffer.alloc() : memref<24x40xbf16, #cuda0>
+  gp.kernel "mm_bf16" ins(%a, %b : memref<24x8xbf16, #cuda0>, memref<8x40xbf16, #cuda0>) outs(%c : memref<24x40xbf16, #cuda0>) {
+  ^bb0(%x: memref<24x8xbf16, #cuda0>, %y: memref<8x40xbf16, #cuda0>, %out: memref<24x40xbf16, #cuda0>):
+    %zero = arith.constant 0.0 : bf16
+    linalg.fill ins(%zero : bf16) outs(%out : memref<24x40xbf16, #cuda0>)
+    linalg.matmul ins(%x, %y : memref<24x8xbf16, #cuda0>, memref<8x40xbf16, #cuda0>) outs(%out : memref<24x40xbf16, #cuda0>)
+  }
+  return %c : memref<24x40xbf16, #cuda0>
 }
 
 // c = f32(f16(a) @ f16(b)): f16 operands and result, f32 accumulation.
