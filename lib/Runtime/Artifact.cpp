@@ -34,6 +34,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -282,10 +283,15 @@ gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
   return GP_RT_SUCCESS;
 }
 
-static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
+/// Opens the artifact at `path`; with `backend` null, for its manifest
+/// only (no program is created).
+static gpRtStatus loadArtifact(const char *path,
+                               std::optional<gpRtBackend> backend,
                                int32_t device, gpRtArtifact **result) {
   if (!path || !result)
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactLoad: null");
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                backend ? "gpRtArtifactLoad: null"
+                        : "gpRtArtifactInspect: null");
   if (gpRtStatus status = checkElf(path))
     return status;
   auto artifact = std::make_unique<gpRtArtifact>();
@@ -302,7 +308,8 @@ static gpRtStatus loadArtifact(const char *path, gpRtBackend backend,
                 std::string("'") + path +
                     "' is not a GraphPart artifact (no gp_manifest)");
   if (gpRtStatus status =
-          loadManifest(*artifact, manifest, backend, device, path))
+          backend ? loadManifest(*artifact, manifest, *backend, device, path)
+                  : parseManifest(*artifact, manifest))
     return status;
   for (Entry &entry : artifact->entries) {
     std::string symbol = "gp_entry_" + entry.name;
@@ -337,6 +344,19 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
   }
 }
 
+GP_RT_EXPORT gpRtStatus gpRtArtifactInspect(const char *path,
+                                            gpRtArtifact **result) {
+  try {
+    return loadArtifact(path, std::nullopt, -1, result);
+  } catch (const std::exception &error) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactInspect: ") + error.what());
+  } catch (...) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactInspect: an unexpected error");
+  }
+}
+
 GP_RT_EXPORT gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact) {
   if (!artifact)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactUnload: null");
@@ -348,6 +368,10 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
                                                gpRtProgram **program) {
   if (!artifact || !program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactGetProgram: null");
+  if (!artifact->program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactGetProgram: the artifact was opened with "
+                "gpRtArtifactInspect and has no program");
   *program = artifact->program;
   return GP_RT_SUCCESS;
 }
@@ -424,6 +448,11 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
       index >= static_cast<int32_t>(artifact->entries.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtArtifactCall: null artifact or no such entry");
+  if (!artifact->program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactCall: the artifact was opened with "
+                "gpRtArtifactInspect and cannot run; load it with "
+                "gpRtArtifactLoad");
   const Entry &entry = artifact->entries[index];
   if ((!entry.args.empty() && !args) || (!entry.results.empty() && !results))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,

@@ -385,6 +385,16 @@ int gp::run::runProgram(const RunOptions &options) {
   for (const std::string &lib : options.externLibs)
     check(gpRtLoadExternLibrary(lib.c_str()), "--extern-lib");
 
+  // Entries need only the manifest: no backend, device or driver (a cuda
+  // artifact can be inspected on a machine without a GPU).
+  if (options.printEntries) {
+    gpRtArtifact *artifact = nullptr;
+    check(gpRtArtifactInspect(options.path.c_str(), &artifact), "load");
+    printEntries(artifact);
+    gpRtArtifactUnload(artifact);
+    return 0;
+  }
+
   // The backend: as asked, else the artifact's target.
   gpRtBackend backend = gpRtDefaultBackend();
   bool backendGiven = !options.backendName.empty();
@@ -405,10 +415,6 @@ int gp::run::runProgram(const RunOptions &options) {
   if (options.noCapture)
     check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
 
-  if (options.printEntries) {
-    printEntries(run.artifact);
-    return 0;
-  }
   if (options.printPartitions)
     printPartitions(run.artifact);
 

@@ -474,6 +474,12 @@ typedef struct gpRtEntryInfo {
  * artifacts run on host, cuda ones on cuda). */
 gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
                             int32_t device, gpRtArtifact **artifact);
+/* Opens an artifact for its manifest only: target, entries (their
+ * arguments and results), partitions and arena sizes can be read, with no
+ * backend, device or driver (a cuda artifact on a machine without a GPU),
+ * but no program is created: gpRtArtifactCall and gpRtArtifactGetProgram
+ * fail with GP_RT_ERROR_INVALID_ARGUMENT. Unload it as usual. */
+gpRtStatus gpRtArtifactInspect(const char *path, gpRtArtifact **artifact);
 /* Destroys the program and unloads the shared object. */
 gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact);
 gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
