@@ -326,35 +326,34 @@ static gpRtStatus loadArtifact(const char *path,
   return GP_RT_SUCCESS;
 }
 
+/// loadArtifact behind the C ABI, for the entry point `what`: nothing may
+/// escape it, so a manifest or file that makes the standard library throw
+/// is an error like any other.
+static gpRtStatus openArtifact(const char *what, const char *path,
+                               std::optional<gpRtBackend> backend,
+                               int32_t device, gpRtArtifact **result) {
+  try {
+    return loadArtifact(path, backend, device, result);
+  } catch (const std::exception &error) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + error.what());
+  } catch (...) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": an unexpected error");
+  }
+}
+
 extern "C" {
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
                                          int32_t device,
                                          gpRtArtifact **result) {
-  // Nothing may escape the C ABI: a manifest or file that makes the
-  // standard library throw is an error like any other.
-  try {
-    return loadArtifact(path, backend, device, result);
-  } catch (const std::exception &error) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string("gpRtArtifactLoad: ") + error.what());
-  } catch (...) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtArtifactLoad: an unexpected error");
-  }
+  return openArtifact("gpRtArtifactLoad", path, backend, device, result);
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactInspect(const char *path,
                                             gpRtArtifact **result) {
-  try {
-    return loadArtifact(path, std::nullopt, -1, result);
-  } catch (const std::exception &error) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string("gpRtArtifactInspect: ") + error.what());
-  } catch (...) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtArtifactInspect: an unexpected error");
-  }
+  return openArtifact("gpRtArtifactInspect", path, std::nullopt, -1, result);
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact) {
