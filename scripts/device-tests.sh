@@ -80,6 +80,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/matmuls-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/attention-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/views-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/imported-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/floats-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unnamed-dims-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \

@@ -18,6 +18,10 @@ using namespace mlir::gp;
 
 void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
                                       const GraphPartPipelineOptions &options) {
+  // Upstream linalg/memref input comes in; gp input passes through.
+  GPImportPassOptions import;
+  import.defaultDevice = options.defaultDevice;
+  pm.addPass(createGPImportPass(import));
   pm.addPass(createGPExpandStridedCopiesPass());
   if (options.reorder) {
     GPReorderPassOptions reorder;

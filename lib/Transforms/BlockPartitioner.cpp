@@ -11,7 +11,8 @@
 //     the same kind become groups (min-partition-size may turn small
 //     capturable groups eager; adjacent eager groups then merge);
 //  2. every other op is placed: allocations and views join the group of
-//     their first user; host definitions (symints, RNG states, scalar math)
+//     their first user (a view no group uses, the group that makes its
+//     source); host definitions (symints, RNG states, scalar math)
 //     stay outside, right after the group that defines their operands;
 //  3. per alias class, the group holding its last use frees it; a group that
 //     frees a buffer allocated earlier takes it as an input even when it
@@ -284,7 +285,12 @@ void BlockPartitioner::placeOps() {
         defGroup = std::max(defGroup, availableAfter(operand));
     });
     placement[op] = {false, defGroup};
-    if (defGroup >= 0 && firstMemberUse(op) <= defGroup)
+    // A view that no group uses (one only returned) joins the group that
+    // makes what it views: views exist only inside partitions.
+    bool unusedView = getOpRole(op) == OpRole::Glue &&
+                      isa<ViewLikeOpInterface>(op) &&
+                      firstMemberUse(op) == INT_MAX;
+    if (defGroup >= 0 && (firstMemberUse(op) <= defGroup || unusedView))
       makeMember(op, defGroup);
   }
 

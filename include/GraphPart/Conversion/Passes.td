@@ -5,6 +5,84 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
+  let summary = "Take bufferized upstream linalg/memref programs into gp";
+  let description = [{
+    The front door for upstream frontends (torch-mlir, IREE, hand-written
+    linalg): every `func.func` with a body, on memrefs as upstream
+    bufferization (`one-shot-bufferize`) leaves them, becomes the `gp` form
+    that `gp-pipeline` takes. Programs already in `gp` pass through
+    unchanged, so `gp-pipeline` runs this pass first.
+
+    - Devices: a memref without a memory space (or with the integer space
+      0) lives on the function's default device: its `gp.default_device`
+      attribute (`#gp.device<cuda:0>`), else the `default-device` option.
+      A `#gp.device` space is kept; any other space is an error.
+    - Each linalg op (named or generic) becomes a `gp.kernel` around it;
+      scalars it captures become `ins` (constants are cloned in, so later
+      passes see them). A top-level `scf.parallel` or `scf.forall` becomes
+      a kernel too (a forall as a parallel loop), its buffers `outs` when
+      anything in it writes them through any view.
+    - `memref.alloc`/`alloca` and `gpu.alloc` become `gp.buffer.alloc`;
+      `memref.dealloc`, `gpu.dealloc` and result-less `bufferization.dealloc`
+      are dropped, since `gp-partition` and `gp-plan-memory` re-plan every
+      free (dropping a free of a function argument is remarked on: the
+      caller owns its buffers).
+    - Views: `memref.subview` (rank-reducing too) becomes `gp.buffer.slice`,
+      `expand_shape`/`collapse_shape` and contiguous `reshape`,
+      `reinterpret_cast` and zero-offset `view` become `gp.buffer.reshape`
+      (with a `gp.buffer.bitcast` for `view`), `memref.transpose` becomes
+      `gp.buffer.transpose`; `memref.cast` disappears (its users take the
+      more precise type).
+    - `memref.copy` and `gpu.memcpy` become `gp.copy`, a device copy when
+      the memory spaces differ.
+    - `func.call` of a `func.func private` declaration becomes a
+      `gp.fallback`. The declaration's attributes give the schema:
+      `gp.op_name = "ns::op"` (default: the callee's name when it has the
+      `ns::op` form), `gp.mutates = [i, ...]`, `gp.aliases = [a, ...]`
+      (`-1` for a fresh result) and `gp.tags = ["cudagraph_unsafe"]`.
+      Without a schema the call mutates and aliases nothing and is captured
+      only if the runtime's registry allows it at capture time; a remark
+      says so. Calls of functions with bodies must be inlined first.
+    - Scalar `arith`/`math`/`index`/`affine.apply` ops stay host
+      computations. A top-level `memref.store` becomes a one-thread
+      kernel, which takes along the pure scalar ops and `memref.load`s of
+      its device that compute the stored value (so nothing waits for the
+      device); any other `memref.load` becomes `gp.item` of a one-element
+      slice. `memref.dim` of a dynamic dimension becomes a
+      `gp.symint.dim` (`argN_dimD` for arguments) with the bounds of the
+      function's `gp.symint_min`/`gp.symint_max` attributes, else the
+      `symint-min`/`symint-max` options; of an allocation, its size operand.
+    - `memref.get_global` of a constant global becomes a buffer filled by
+      a kernel (a splat fill, or element stores up to 4096 elements).
+    - `scf.for`, `scf.if`, `scf.while` and `cf` branches stay; their
+      bodies are imported the same way and `gp-partition` cuts at them as
+      control flow.
+
+    Anything else (tensors left unbufferized, unranked memrefs, unknown
+    ops) is a located error that names the op and what to do; on error
+    the module is left as it was.
+  }];
+  let dependentDialects = [
+    "::mlir::gp::GPDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::linalg::LinalgDialect"
+  ];
+  let options = [
+    Option<"defaultDevice", "default-device", "std::string", "\"cuda:0\"",
+           "Device of memrefs without a memory space: cuda:N or cpu">,
+    Option<"symintMin", "symint-min", "int64_t", "-1",
+           "Lower bound of imported dynamic sizes (-1: none)">,
+    Option<"symintMax", "symint-max", "int64_t", "-1",
+           "Upper bound of imported dynamic sizes (-1: none)">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels made">,
+    Statistic<"numFallbacks", "fallbacks", "Calls made fallbacks">,
+    Statistic<"numViews", "views", "Views made">,
+  ];
+}
+
 def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Outline cuda gp.kernel bodies into GPU kernels";
   let description = [{

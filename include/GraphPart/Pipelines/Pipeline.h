@@ -10,6 +10,11 @@ namespace mlir::gp {
 
 struct GraphPartPipelineOptions
     : public PassPipelineOptions<GraphPartPipelineOptions> {
+  Option<std::string> defaultDevice{
+      *this, "default-device",
+      llvm::cl::desc("gp-import: the device of memrefs without a memory "
+                     "space (cuda:N or cpu)"),
+      llvm::cl::init("cuda:0")};
   ListOption<std::string> unsafeOps{
       *this, "unsafe-ops",
       llvm::cl::desc("Fallback ops that cannot be captured (ns::op or "

@@ -353,15 +353,37 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
 
 // -----
 
-// Slice keeps the rank.
+// A slice never adds dimensions.
 #cuda0 = #gp.device<cuda:0>
 #cuda1 = #gp.device<cuda:1>
 #cpu = #gp.device<cpu>
 #meta = #gp.device<meta>
 
 func.func @f(%x: memref<8xf32, #cuda0>) {
-  // expected-error @+1 {{result rank 2 differs from source rank 1}}
+  // expected-error @+1 {{result rank 2 exceeds source rank 1}}
   %v = gp.buffer.slice %x[0] [4] [1] : memref<8xf32, #cuda0> to memref<4x1xf32, #cuda0>
+  return
+}
+
+// -----
+
+// A rank-reducing slice drops unit dimensions of the window only.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{result rank 1 is less than source rank 2, but the result shape is not the window's shape with static unit dimensions dropped}}
+  %v = gp.buffer.slice %x[0, 0] [2, 8] [1, 1] : memref<4x8xf32, #cuda0> to memref<8xf32, #cuda0>
+  return
+}
+
+// -----
+
+// A rank-reducing slice keeps the strides of the dimensions it keeps.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<4x8xf32, #cuda0>) {
+  // expected-error @+1 {{result stride of dimension 0 should be 8}}
+  %v = gp.buffer.slice %x[0, 3] [4, 1] [1, 1] : memref<4x8xf32, #cuda0> to memref<4xf32, strided<[1], offset: 3>, #cuda0>
   return
 }
 

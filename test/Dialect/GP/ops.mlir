@@ -58,6 +58,8 @@ func.func @views(%x: memref<4x8xf32, #cuda0>, %d: memref<?x4xf32, #cuda0>, %arg0
   %back = gp.buffer.reshape %flat(%s0) : memref<32xf32, #cuda0> to memref<?x8xf32, #cuda0>
   // CHECK: gp.buffer.slice %{{.+}}[1, 1] [2, 4] [1, 2] : memref<4x8xf32, #{{.+}}> to memref<2x4xf32, strided<[8, 2], offset: 9>, #{{.+}}>
   %window = gp.buffer.slice %x[1, 1] [2, 4] [1, 2] : memref<4x8xf32, #cuda0> to memref<2x4xf32, strided<[8, 2], offset: 9>, #cuda0>
+  // CHECK: gp.buffer.slice %{{.+}}[0, 3] [4, 1] [1, 1] : memref<4x8xf32, #{{.+}}> to memref<4xf32, strided<[8], offset: 3>, #{{.+}}>
+  %column = gp.buffer.slice %x[0, 3] [4, 1] [1, 1] : memref<4x8xf32, #cuda0> to memref<4xf32, strided<[8], offset: 3>, #cuda0>
   // CHECK: gp.buffer.slice %{{.+}}[%{{.+}}, 0] [2, 4] [1, 1] : memref<?x4xf32, #{{.+}}> to memref<2x4xf32, strided<[4, 1], offset: ?>, #{{.+}}>
   %rows = gp.buffer.slice %d[%s0, 0] [2, 4] [1, 1] : memref<?x4xf32, #cuda0> to memref<2x4xf32, strided<[4, 1], offset: ?>, #cuda0>
   // CHECK: gp.buffer.bitcast %{{.+}} : memref<4x8xf32, #{{.+}}> to memref<4x32xf8E4M3FN, #{{.+}}>

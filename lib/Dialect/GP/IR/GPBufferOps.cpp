@@ -200,11 +200,31 @@ LogicalResult BufferSliceOp::verify() {
   if (source.getElementType() != result.getElementType())
     return emitOpError("changes the element type; use gp.buffer.bitcast");
   int64_t rank = source.getRank();
-  if (result.getRank() != rank)
-    return emitOpError() << "result rank " << result.getRank()
-                         << " differs from source rank " << rank;
   ArrayRef<int64_t> offsets = getStaticOffsets(), sizes = getStaticSizes(),
                     strides = getStaticStrides();
+  // A rank-reducing slice drops static unit dimensions of the window;
+  // `resultDim[dim]` is the result dimension of window dimension `dim`
+  // (none where it was dropped).
+  SmallVector<std::optional<int64_t>> resultDim(rank);
+  if (result.getRank() > rank)
+    return emitOpError() << "result rank " << result.getRank()
+                         << " exceeds source rank " << rank;
+  if (result.getRank() == rank) {
+    for (int64_t dim = 0; dim < rank; ++dim)
+      resultDim[dim] = dim;
+  } else {
+    std::optional<llvm::SmallDenseSet<unsigned>> dropped =
+        computeRankReductionMask(sizes, result.getShape());
+    if (!dropped)
+      return emitOpError() << "result rank " << result.getRank()
+                           << " is less than source rank " << rank
+                           << ", but the result shape is not the window's "
+                              "shape with static unit dimensions dropped";
+    int64_t next = 0;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      if (!dropped->contains(dim))
+        resultDim[dim] = next++;
+  }
   for (int64_t dim = 0; dim < rank; ++dim) {
     int64_t offset = offsets[dim], size = sizes[dim], stride = strides[dim];
     bool staticOffset = !ShapedType::isDynamic(offset);
@@ -215,9 +235,10 @@ LogicalResult BufferSliceOp::verify() {
       return emitOpError() << "dimension " << dim
                            << ": offsets and sizes must be non-negative and "
                               "strides positive";
-    if (result.isDynamicDim(dim) != !staticSize ||
-        (staticSize && result.getDimSize(dim) != size))
-      return emitOpError() << "result dimension " << dim
+    if (resultDim[dim] &&
+        (result.isDynamicDim(*resultDim[dim]) != !staticSize ||
+         (staticSize && result.getDimSize(*resultDim[dim]) != size)))
+      return emitOpError() << "result dimension " << *resultDim[dim]
                            << " does not match the slice size";
     if (staticOffset && staticSize && staticStride && size > 0 &&
         !source.isDynamicDim(dim)) {
@@ -260,8 +281,8 @@ LogicalResult BufferSliceOp::verify() {
       return emitOpError() << "dimension " << dim
                            << ": the view's stride or offset overflows 64 "
                               "bits";
-    if (*stride != resultStrides[dim])
-      return emitOpError() << "result stride of dimension " << dim
+    if (resultDim[dim] && *stride != resultStrides[*resultDim[dim]])
+      return emitOpError() << "result stride of dimension " << *resultDim[dim]
                            << " should be " << describe(*stride);
     expectedOffset = *offset;
   }

@@ -123,15 +123,18 @@ def GP_BufferSliceOp : GP_ViewOp<"buffer.slice", [
   let summary = "view a strided window of a buffer";
   let description = [{
     A strided window of `source`, with static or dynamic (symint) offsets,
-    sizes and strides, as `memref.subview` but without rank reduction. The
-    result type's layout gives the window's strides and offset. A window
-    that reaches past its base is rejected.
+    sizes and strides, as `memref.subview`. The result type's layout gives
+    the window's strides and offset. A result of lower rank drops static
+    unit dimensions of the window (a rank-reducing subview, `x[i]` of a
+    matrix). A window that reaches past its base is rejected.
 
     ```mlir
     %view1 = gp.buffer.slice %buf0[2] [4] [1]
         : memref<8xf32, #gp.device<cuda:0>> to memref<4xf32, strided<[1], offset: 2>, #gp.device<cuda:0>>
     %view2 = gp.buffer.slice %buf1[%s0] [%s1] [1]
         : memref<?xf32, #gp.device<cuda:0>> to memref<?xf32, strided<[1], offset: ?>, #gp.device<cuda:0>>
+    %row = gp.buffer.slice %buf2[2, 0] [1, 8] [1, 1]
+        : memref<4x8xf32, #gp.device<cuda:0>> to memref<8xf32, strided<[1], offset: 16>, #gp.device<cuda:0>>
     ```
   }];
   let arguments = (ins GP_Buffer:$source,
