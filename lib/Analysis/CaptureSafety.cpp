@@ -5,6 +5,7 @@
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
@@ -101,7 +102,10 @@ static bool hasSymbolicSizes(Operation *op) {
 std::optional<std::string>
 CaptureSafetyAnalysis::classify(Operation *op,
                                 const CaptureSafetyOptions &options) {
-  if (op->getNumRegions() != 0 && !isa<KernelOp>(op))
+  // Ops with regions are control flow, unless upstream ops that gp-import
+  // would have made kernels of (a linalg op is no branch).
+  if (op->getNumRegions() != 0 && !isa<KernelOp>(op) &&
+      (isa<RegionBranchOpInterface>(op) || op->getNumSuccessors() != 0))
     return std::string("control flow");
   SmallVector<DeviceAttr, 4> devices = getDataDevices(op);
   bool touchesCpu = llvm::any_of(devices, [](DeviceAttr d) { return d.isCpu(); });
@@ -139,7 +143,8 @@ CaptureSafetyAnalysis::classify(Operation *op,
   if (options.skipDynamicGraphs && hasSymbolicSizes(op))
     return std::string("dynamic shapes");
   if (!isa<GPDialect>(op->getDialect()))
-    return "unsupported op '" + op->getName().getStringRef().str() + "'";
+    return "unsupported op '" + op->getName().getStringRef().str() +
+           "' (upstream ops come in through gp-import)";
   return std::nullopt;
 }
 

@@ -48,8 +48,11 @@ func.func @reasons(%x: memref<8xf32, #cuda0>, %h: memref<8xf32, #cpu>,
     ^bb0(%b: memref<8xf32, #cuda0>):
     }
   }
-  // expected-remark @+1 {{compute: unsupported op 'memref.copy'}}
+  // expected-remark @+1 {{compute: unsupported op 'memref.copy' (upstream ops come in through gp-import)}}
   memref.copy %x, %buf : memref<8xf32, #cuda0> to memref<8xf32, #cuda0>
+  // A linalg op has a region but is no control flow.
+  // expected-remark @+1 {{compute: unsupported op 'linalg.copy' (upstream ops come in through gp-import)}}
+  linalg.copy ins(%x : memref<8xf32, #cuda0>) outs(%buf : memref<8xf32, #cuda0>)
   // expected-remark @+1 {{terminator}}
   return
 }

@@ -1,7 +1,8 @@
 //===- HostOps.cpp - host arithmetic, casts and unsupported ops -----------===//
 //
-// Upstream ops that compute on the host (constants, arith and affine ops,
-// `memref.dim`: launch configurations from convert-gp-to-gpu) are cloned
+// Upstream ops that compute on the host (constants, scalar arith, math,
+// index and affine ops; `memref.dim` in partitions: launch configurations
+// from convert-gp-to-gpu) are cloned
 // into the function their region lowers into; convert-gp-to-gpu's
 // `memref.memory_space_cast` to the default space is a no-op. Any other op
 // in an entry point or a partition body cannot be lowered, and says so.
@@ -12,6 +13,8 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -20,14 +23,22 @@ using namespace mlir::gp;
 
 namespace {
 
-/// Entry points keep only constants; partition bodies also compute.
+/// Scalar math on host values, in an entry point (sizes computed from
+/// symints, a scale from a gp.item) or a partition body, where memref.dim
+/// also reads the sizes of buffers.
 bool isHostComputation(GPToRuntimeState &state, Operation *op) {
-  if (state.atTopLevel(op))
-    return isa<arith::ConstantOp>(op);
-  return state.inPartition(op) && op->getNumRegions() == 0 &&
-         (op->hasTrait<OpTrait::ConstantLike>() ||
-          isa<arith::ArithDialect, affine::AffineDialect>(op->getDialect()) ||
-          isa<memref::DimOp>(op));
+  bool topLevel = state.atTopLevel(op);
+  if ((!topLevel && !state.inPartition(op)) || op->getNumRegions() != 0)
+    return false;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  auto scalar = [](Type type) { return type.isIntOrIndexOrFloat(); };
+  bool scalarMath =
+      isa<arith::ArithDialect, affine::AffineDialect, math::MathDialect,
+          index::IndexDialect>(op->getDialect()) &&
+      llvm::all_of(op->getOperandTypes(), scalar) &&
+      llvm::all_of(op->getResultTypes(), scalar);
+  return scalarMath || (!topLevel && isa<memref::DimOp>(op));
 }
 
 struct HostComputationLowering : ConversionPattern {

@@ -127,3 +127,13 @@ func.func @constants(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = linalg.add ins(%s, %h : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -x flattened, on a dynamic number of rows (the flat size is host math)
+func.func @flatten_dynamic(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  %n = tensor.dim %flat, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %neg = linalg.map { arith.negf } ins(%flat : tensor<?xf32>) outs(%e : tensor<?xf32>)
+  return %neg : tensor<?xf32>
+}

@@ -41,3 +41,8 @@ CASES = [
          lambda a, b: [mm(a, b)], rtol=1e-4, atol=1e-4),
     Case("loops", [normal(3, 7)], lambda x: [x * x, x * x + 1]),
 ]
+CASES += [
+    Case("flatten_dynamic", [normal(3, 4)], lambda x: [-x.reshape(-1)]),
+    Case("flatten_dynamic", [normal(7, 4)], lambda x: [-x.reshape(-1)],
+         label="flatten_dynamic 7 rows"),
+]

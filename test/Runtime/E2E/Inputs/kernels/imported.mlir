@@ -1,7 +1,7 @@
 // Bufferized upstream linalg, as torch-mlir or IREE users hand it over
 // (memrefs without memory spaces, memref.global constants, an external
 // call, scf loops), for gp-import (gp-pipeline runs it first). Functions
-// @mlp to @constants are the output of
+// @mlp to @flatten_dynamic are the output of
 //
 //   mlir-opt-22 test/Conversion/UpstreamToGP/Inputs/upstream_tensors.mlir \
 //     --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
@@ -123,6 +123,14 @@ module {
     linalg.add ins(%arg0, %0 : memref<2x3xf32>, memref<2x3xf32>) outs(%alloc : memref<2x3xf32>)
     linalg.add ins(%alloc, %1 : memref<2x3xf32>, memref<2x3xf32>) outs(%alloc : memref<2x3xf32>)
     return %alloc : memref<2x3xf32>
+  }
+  func.func @flatten_dynamic(%arg0: memref<?x4xf32>) -> memref<?xf32> {
+    %c0 = arith.constant 0 : index
+    %collapse_shape = memref.collapse_shape %arg0 [[0, 1]] : memref<?x4xf32> into memref<?xf32>
+    %dim = memref.dim %collapse_shape, %c0 : memref<?xf32>
+    %alloc = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+    linalg.map { arith.negf } ins(%collapse_shape : memref<?xf32>) outs(%alloc : memref<?xf32>)
+    return %alloc : memref<?xf32>
   }
   // Hand-written, as memref-level frontends emit them: c += a @ b in place,
   // returning the buffer it was given.
