@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -651,14 +652,16 @@ LogicalResult FunctionImporter::importLoads() {
     Value source = load.getMemRef();
     MemRefType type = load.getMemRefType();
     if (type.getNumElements() != 1 || !type.hasStaticShape()) {
-      // The one element it reads, as a one-element window.
-      int64_t rank = type.getRank();
-      SmallVector<int64_t> staticOffsets(rank, ShapedType::kDynamic),
-          ones(rank, 1);
+      // The one element it reads, as a one-element window (constant
+      // indices become static offsets).
+      SmallVector<int64_t> staticOffsets, ones(type.getRank(), 1);
+      SmallVector<Value> dynamicOffsets;
+      dispatchIndexOpFoldResults(getAsOpFoldResult(load.getIndices()),
+                                 dynamicOffsets, staticOffsets);
       MemRefType windowType =
           memref::SubViewOp::inferResultType(type, staticOffsets, ones, ones);
       source = BufferSliceOp::create(builder, loc, windowType, source,
-                                     load.getIndices(), ValueRange{},
+                                     dynamicOffsets, ValueRange{},
                                      ValueRange{}, staticOffsets, ones, ones);
       ++counts.views;
     }

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -56,6 +57,37 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
     if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'gp.bounds_kernels' belongs on a function "
                                 "and is a string";
+    return success();
+  }
+  // gp-import's annotations of upstream functions: a function's default
+  // device and symint bounds, an external declaration's op schema. Their
+  // values are checked against the calls by gp-import.
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  std::optional<bool> wellFormed;
+  if (name == "gp.default_device")
+    wellFormed = isa<DeviceAttr>(value);
+  else if (name == "gp.symint_min" || name == "gp.symint_max")
+    wellFormed = isa<IntegerAttr>(value);
+  else if (name == "gp.op_name")
+    wellFormed = isa<StringAttr>(value);
+  else if (name == "gp.mutates" || name == "gp.aliases")
+    wellFormed = isa<ArrayAttr, DenseI64ArrayAttr>(value);
+  else if (name == "gp.tags")
+    wellFormed = isa<ArrayAttr>(value);
+  if (wellFormed) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name << "' belongs on a function";
+    if (!*wellFormed)
+      return op->emitError()
+             << "'" << name << "' must be "
+             << llvm::StringSwitch<StringRef>(name)
+                    .Case("gp.default_device", "a #gp.device attribute")
+                    .Case("gp.op_name", "a string \"ns::op\"")
+                    .Case("gp.tags", "an array of strings")
+                    .StartsWith("gp.symint", "an integer")
+                    .Default("an array of integers")
+             << ", got " << value;
     return success();
   }
   if (attr.getName() != getArenasAttrName())

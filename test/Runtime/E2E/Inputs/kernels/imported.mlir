@@ -6,8 +6,8 @@
 //   mlir-opt-22 test/Conversion/UpstreamToGP/Inputs/upstream_tensors.mlir \
 //     --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
 //
-// (test/Conversion/UpstreamToGP/bufferize-and-import.mlir checks that this
-// still holds); the last three are hand-written memref code. Checked against
+// (imported-upstream.test runs the same functions bufferized with strided
+// arguments); the last three are hand-written memref code. Checked against
 // numpy by imported.cases.py (imported.test, imported-cuda.test).
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
