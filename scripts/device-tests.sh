@@ -25,6 +25,12 @@ prepare() {
     stem="$(basename "$program" .mlir)"
     "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
   done
+  # Upstream linalg-on-tensors models, bufferized, with their weights.
+  for program in "$root"/test/Runtime/E2E/Inputs/upstream/*.mlir; do
+    stem="$(basename "$program" .mlir)"
+    "$root/build/bin/gp-compile" "$program" --bufferize --target cuda \
+      --weights "$out/artifacts/$stem.weights" -o "$out/artifacts/$stem.cuda.so"
+  done
   # Artifacts the cuda tests compile with pipeline options.
   "$root/build/bin/gp-compile" "$root/test/Runtime/E2E/Inputs/unranged_store.mlir" \
     --target cuda -p checked=true -o "$out/artifacts/unranged_store.checked=true.cuda.so"
@@ -81,6 +87,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/attention-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/views-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/imported-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/upstream-models-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/floats-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unnamed-dims-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \

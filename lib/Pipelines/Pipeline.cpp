@@ -21,6 +21,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   // Upstream linalg/memref input comes in; gp input passes through.
   GPImportPassOptions import;
   import.defaultDevice = options.defaultDevice;
+  import.weightsDir = options.weightsDir;
   pm.addPass(createGPImportPass(import));
   pm.addPass(createGPExpandStridedCopiesPass());
   if (options.reorder) {

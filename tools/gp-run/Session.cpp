@@ -20,6 +20,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sys/stat.h>
 
 using namespace gp::run;
 
@@ -379,6 +381,51 @@ void writeResults(const std::string &output,
   }
 }
 
+/// The --input specs with each entry's weight arguments after its own:
+/// DIR/<entry>.weights (written by gp-import's weights-dir) names the .npy
+/// file of each trailing weight argument, one per line; an entry without
+/// the file has none.
+std::vector<std::string> withWeights(const Session &run,
+                                     const RunOptions &options) {
+  if (options.weightsDir.empty())
+    return options.inputSpecs;
+  const std::string &dir = options.weightsDir;
+  struct stat info;
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    die("--weights: '" + dir + "' is not a directory");
+  std::vector<std::string> specs;
+  size_t next = 0;
+  for (const Call &call : run.calls) {
+    std::string name = call.info.name;
+    std::vector<std::string> files;
+    std::ifstream list(dir + "/" + name + ".weights");
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty())
+        files.push_back(line);
+    if (files.size() > static_cast<size_t>(call.info.numArgs))
+      die("--weights: '" + dir + "/" + name + ".weights' lists " +
+          std::to_string(files.size()) + " weights but entry '" + name +
+          "' takes " + std::to_string(call.info.numArgs) + " argument(s)");
+    size_t own = call.info.numArgs - files.size();
+    if (next + own > options.inputSpecs.size())
+      die("entry '" + name + "' takes " + std::to_string(own) +
+          " argument(s) besides its " + std::to_string(files.size()) +
+          " weight(s) from '" + dir + "'; " +
+          std::to_string(options.inputSpecs.size() - next) +
+          " --input left for it");
+    specs.insert(specs.end(), options.inputSpecs.begin() + next,
+                 options.inputSpecs.begin() + next + own);
+    next += own;
+    for (const std::string &file : files)
+      specs.push_back("@" + dir + "/" + file);
+  }
+  if (next != options.inputSpecs.size())
+    die("entry '" + run.entryNames() + "' takes " + std::to_string(next) +
+        " argument(s) besides the weights from '" + dir + "'; " +
+        std::to_string(options.inputSpecs.size()) + " --input given");
+  return specs;
+}
+
 } // namespace
 
 int gp::run::runProgram(const RunOptions &options) {
@@ -419,16 +466,17 @@ int gp::run::runProgram(const RunOptions &options) {
     printPartitions(run.artifact);
 
   std::vector<gpRtValueInfo> argInfos = run.argInfos();
-  if (options.inputSpecs.size() != argInfos.size())
+  std::vector<std::string> inputSpecs = withWeights(run, options);
+  if (inputSpecs.size() != argInfos.size())
     die("entry '" + run.entryNames() + "' takes " +
         std::to_string(argInfos.size()) + " argument(s); " +
-        std::to_string(options.inputSpecs.size()) + " --input given");
+        std::to_string(inputSpecs.size()) + " --input given");
   std::mt19937_64 random(options.seed);
   std::vector<Input> inputs;
   for (size_t i = 0; i < argInfos.size(); ++i) {
     Input input;
     std::string error;
-    if (!parseInput(options.inputSpecs[i], argInfos[i], i, random, input,
+    if (!parseInput(inputSpecs[i], argInfos[i], i, random, input,
                     error))
       die(error);
     inputs.push_back(std::move(input));

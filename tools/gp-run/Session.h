@@ -18,6 +18,9 @@ namespace gp::run {
 /// gp-run's options, as parsed from its command line.
 struct RunOptions {
   std::string path, output, backendName;
+  /// --weights: gp-import's weights directory; each entry's weight
+  /// arguments (DIR/<entry>.weights) follow its own --input values.
+  std::string weightsDir;
   std::vector<std::string> inputSpecs, externLibs, entryNames;
   /// --expected-output: reference results (.npy), one per result in order.
   std::vector<std::string> expectedOutputs;

@@ -65,6 +65,9 @@ void printUsage(FILE *out) {
       "  --output PATH.npy     write the results (PATH.N.npy when several);\n"
       "                        a leading @ is not part of the path\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
+      "  --weights DIR         the weight arguments gp-compile --weights\n"
+      "                        wrote: each entry's follow its --input\n"
+      "                        values, from DIR/<entry>.weights\n"
       "  --print-partitions    print the partition table, and after the run\n"
       "                        how each captured partition binds its inputs\n"
       "  --print-entries       print each entry's arguments and results, an\n"
@@ -108,6 +111,7 @@ enum OptionCode {
   OptRotate,
   OptPrintEntries,
   OptSeed,
+  OptWeights,
 };
 
 const option kOptions[] = {
@@ -133,6 +137,7 @@ const option kOptions[] = {
     {"rotate", required_argument, nullptr, OptRotate},
     {"print-entries", no_argument, nullptr, OptPrintEntries},
     {"seed", required_argument, nullptr, OptSeed},
+    {"weights", required_argument, nullptr, OptWeights},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -312,6 +317,9 @@ static int run(int argc, char **argv) {
       break;
     case OptSeed:
       options.seed = nonNegativeInteger(arg, optarg);
+      break;
+    case OptWeights:
+      options.weightsDir = optarg;
       break;
     }
   }

@@ -53,8 +53,11 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
       `gp.symint.dim` (`argN_dimD` for arguments) with the bounds of the
       function's `gp.symint_min`/`gp.symint_max` attributes, else the
       `symint-min`/`symint-max` options; of an allocation, its size operand.
-    - `memref.get_global` of a constant global becomes a buffer filled by
-      a kernel (a splat fill, or element stores up to 4096 elements).
+    - `memref.get_global` of a constant global (dense or dense_resource)
+      becomes a buffer filled by a kernel (a splat fill, or element stores
+      up to 1024 elements); with `weights-dir`, a larger one becomes a
+      trailing function argument with a `gp.weight` attribute, its data
+      written as `.npy` for `gp-run --weights`.
     - `scf.for`, `scf.if`, `scf.while` and `cf` branches stay; their
       bodies are imported the same way and `gp-partition` cuts at them as
       control flow.
@@ -75,6 +78,10 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
            "Lower bound of imported dynamic sizes (-1: none)">,
     Option<"symintMax", "symint-max", "int64_t", "-1",
            "Upper bound of imported dynamic sizes (-1: none)">,
+    Option<"weightsDir", "weights-dir", "std::string", "\"\"",
+           "Turn constants of more than 1024 distinct elements into trailing "
+           "`gp.weight` arguments, written to DIR/<global>.npy and listed "
+           "per function in DIR/<function>.weights (gp-run --weights DIR)">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels made">,

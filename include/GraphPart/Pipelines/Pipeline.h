@@ -15,6 +15,11 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("gp-import: the device of memrefs without a memory "
                      "space (cuda:N or cpu)"),
       llvm::cl::init("cuda:0")};
+  Option<std::string> weightsDir{
+      *this, "weights-dir",
+      llvm::cl::desc("gp-import: large constants become weight arguments, "
+                     "their data written to this directory"),
+      llvm::cl::init("")};
   ListOption<std::string> unsafeOps{
       *this, "unsafe-ops",
       llvm::cl::desc("Fallback ops that cannot be captured (ns::op or "

@@ -87,6 +87,23 @@ static LogicalResult wrapLeftoverWork(func::FuncOp func) {
     }
     for (Operation *op : group)
       op->moveBefore(&body.back());
+    // Constants go in with the work: as launch parameters, a kernel that
+    // stores a constant table (gp-import's constant globals) would pass
+    // each element, beyond what a launch may take.
+    OpBuilder inside = OpBuilder::atBlockBegin(&body);
+    llvm::DenseMap<Value, Value> sunk;
+    launch.getBody().walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        Operation *definer = operand.get().getDefiningOp();
+        if (!definer || !definer->hasTrait<OpTrait::ConstantLike>() ||
+            launch->isAncestor(definer))
+          continue;
+        Value &copy = sunk[operand.get()];
+        if (!copy)
+          copy = inside.clone(*definer)->getResult(0);
+        operand.set(copy);
+      }
+    });
   }
   // A device value used outside its launch cannot be.
   for (Operation *op : grouped)

@@ -22,6 +22,8 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -30,6 +32,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPIMPORTPASS
@@ -51,6 +54,17 @@ struct SymIntBounds {
 
 struct ImportCounts {
   unsigned kernels = 0, fallbacks = 0, views = 0;
+};
+
+/// Large constants that become arguments (the `weights-dir` option): their
+/// data, written as `<dir>/<global>.npy` once the import succeeded, and each
+/// function's weight arguments in order, listed in `<dir>/<function>.weights`.
+struct Weights {
+  std::string dir;
+  llvm::MapVector<StringRef, DenseElementsAttr> data;
+  llvm::MapVector<StringRef, SmallVector<StringRef>> arguments;
+
+  LogicalResult write(ModuleOp module) const;
 };
 
 /// `cuda`, `cuda:N`, `cpu` or `meta`.
@@ -99,9 +113,9 @@ bool isHostScalarOp(Operation *op) {
 class FunctionImporter {
 public:
   FunctionImporter(func::FuncOp function, DeviceAttr defaultDevice,
-                   SymIntBounds bounds, ImportCounts &counts)
+                   SymIntBounds bounds, ImportCounts &counts, Weights &weights)
       : function(function), defaultDevice(defaultDevice), bounds(bounds),
-        counts(counts), builder(function.getContext()) {}
+        counts(counts), weights(weights), builder(function.getContext()) {}
 
   LogicalResult run();
 
@@ -117,6 +131,8 @@ private:
   LogicalResult importStore(memref::StoreOp store);
   LogicalResult importLoads();
   LogicalResult importGlobal(memref::GetGlobalOp get);
+  LogicalResult importWeight(memref::GetGlobalOp get,
+                             DenseElementsAttr data);
 
   // Buffers and views.
   LogicalResult importAlloc(Operation *op, ValueRange dynamicSizes);
@@ -145,6 +161,9 @@ private:
   DeviceAttr defaultDevice;
   SymIntBounds bounds;
   ImportCounts &counts;
+  Weights &weights;
+  /// This function's weight arguments, by global.
+  llvm::StringMap<Value> weightArguments;
   OpBuilder builder;
   unsigned kernelCounter = 0;
   llvm::StringSet<> usedNames;
@@ -673,25 +692,41 @@ LogicalResult FunctionImporter::importLoads() {
 LogicalResult FunctionImporter::importGlobal(memref::GetGlobalOp get) {
   auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
       get, get.getNameAttr());
-  auto initial = global ? dyn_cast_or_null<DenseElementsAttr>(
-                              global.getInitialValue().value_or(Attribute()))
-                        : DenseElementsAttr();
+  MemRefType type = get.getType();
+  Attribute value =
+      global ? global.getInitialValue().value_or(Attribute()) : Attribute();
+  // torch-mlir's weights are dense_resource blobs: the same bytes.
+  DenseElementsAttr initial = dyn_cast_or_null<DenseElementsAttr>(value);
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return get.emitError() << "gp-import: the data of constant '"
+                             << get.getName() << "' was elided";
+    if (!type.getElementType().isInteger(1))
+      initial = DenseElementsAttr::getFromRawBuffer(resource.getType(),
+                                                    blob->getData());
+  }
   if (!global || !global.getConstant() || !initial)
     return get.emitError()
            << "gp-import: only constant globals with a dense initial value "
               "can be imported; pass '"
            << get.getName() << "' to the function as an argument";
-  MemRefType type = get.getType();
   if (!type.getLayout().isIdentity())
     return get.emitError("gp-import: a global with a layout cannot be "
                          "imported");
   if (!initial.isSplat() &&
-      initial.getNumElements() > kMaxStoredConstantElements)
-    return get.emitError()
-           << "gp-import: constant '" << get.getName() << "' has "
-           << initial.getNumElements() << " elements; constants of more than "
-           << kMaxStoredConstantElements
-           << " distinct elements must be passed as arguments";
+      initial.getNumElements() > kMaxStoredConstantElements) {
+    if (weights.dir.empty())
+      return get.emitError()
+             << "gp-import: constant '" << get.getName() << "' has "
+             << initial.getNumElements()
+             << " elements; constants of more than "
+             << kMaxStoredConstantElements
+             << " distinct elements become weight arguments with the "
+                "weights-dir=DIR option (gp-compile --weights DIR), or must "
+                "be passed as arguments";
+    return importWeight(get, initial);
+  }
   Location loc = get.getLoc();
   Value buffer = BufferAllocOp::create(builder, loc, type, ValueRange{},
                                        IntegerAttr());
@@ -719,6 +754,105 @@ LogicalResult FunctionImporter::importGlobal(memref::GetGlobalOp get) {
   ++counts.kernels;
   builder.setInsertionPointAfter(kernel);
   replace(get, buffer);
+  return success();
+}
+
+/// The dtype `numpy.save` writes for `type`, if `.npy` files hold it.
+static std::optional<StringRef> npyDescr(Type type) {
+  if (type.isF64())
+    return StringRef("<f8");
+  if (type.isF32())
+    return StringRef("<f4");
+  if (type.isF16())
+    return StringRef("<f2");
+  if (type.isBF16())
+    return StringRef("<u2"); // gp-run reads bf16 bits as uint16.
+  if (type.isInteger(64))
+    return StringRef("<i8");
+  if (type.isInteger(32))
+    return StringRef("<i4");
+  if (type.isInteger(16))
+    return StringRef("<i2");
+  if (type.isInteger(8))
+    return StringRef("|i1");
+  return std::nullopt;
+}
+
+LogicalResult FunctionImporter::importWeight(memref::GetGlobalOp get,
+                                             DenseElementsAttr data) {
+  MemRefType type = get.getType();
+  if (!npyDescr(type.getElementType()) || !type.hasStaticShape())
+    return get.emitError()
+           << "gp-import: weight '" << get.getName() << "' of type " << type
+           << " cannot be written as .npy (f64, f32, f16, bf16 and i8 to "
+              "i64 can)";
+  StringRef name = get.getName();
+  Value argument = weightArguments.lookup(name);
+  if (!argument) {
+    MLIRContext *context = function.getContext();
+    unsigned index = function.getNumArguments();
+    auto attrs = DictionaryAttr::get(
+        context, {NamedAttribute(StringAttr::get(context, "gp.weight"),
+                                 StringAttr::get(context, name))});
+    if (failed(function.insertArgument(index, type, attrs, get.getLoc())))
+      return get.emitError("gp-import: could not add a weight argument");
+    argument = function.getArgument(index);
+    weightArguments[name] = argument;
+    weights.data.insert({name, data});
+    weights.arguments[function.getSymName()].push_back(name);
+  }
+  replace(get, argument);
+  return success();
+}
+
+LogicalResult Weights::write(ModuleOp module) const {
+  if (dir.empty())
+    return success();
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return module.emitError() << "gp-import: cannot create weights-dir '"
+                              << dir << "': " << error.message();
+  auto writeFile = [&](const Twine &path,
+                       llvm::function_ref<void(raw_ostream &)> body) {
+    std::error_code error;
+    llvm::raw_fd_ostream os(path.str(), error);
+    if (error)
+      return LogicalResult(module.emitError()
+                           << "gp-import: cannot write '" << path.str()
+                           << "': " << error.message());
+    body(os);
+    return success();
+  };
+  for (const auto &entry : data) {
+    StringRef name = entry.first;
+    DenseElementsAttr values = entry.second;
+    auto type = cast<ShapedType>(values.getType());
+    std::string header = "{'descr': '" +
+                         npyDescr(type.getElementType())->str() +
+                         "', 'fortran_order': False, 'shape': (";
+    for (int64_t size : type.getShape())
+      header += std::to_string(size) + ", ";
+    header += "), }";
+    // Magic, version 1.0, a little-endian length; data 64-byte aligned.
+    size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    if (failed(writeFile(dir + "/" + name + ".npy", [&](raw_ostream &os) {
+          os << "\x93NUMPY" << '\x01' << '\x00';
+          uint16_t length = header.size();
+          os << static_cast<char>(length & 0xff)
+             << static_cast<char>(length >> 8) << header;
+          ArrayRef<char> raw = values.getRawData();
+          os.write(raw.data(), raw.size());
+        })))
+      return failure();
+  }
+  for (const auto &entry : arguments)
+    if (failed(writeFile(dir + "/" + entry.first + ".weights",
+                         [&](raw_ostream &os) {
+                           for (StringRef name : entry.second)
+                             os << name << ".npy\n";
+                         })))
+      return failure();
   return success();
 }
 
@@ -1143,6 +1277,8 @@ void GPImportPass::runOnOperation() {
   // Work on a copy: a failed import leaves the module as it was.
   OwningOpRef<ModuleOp> copy = module.clone();
   ImportCounts importCounts;
+  Weights weights;
+  weights.dir = weightsDir;
   for (auto function : copy->getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
@@ -1182,7 +1318,8 @@ void GPImportPass::runOnOperation() {
                            << ", " << *bounds.max << "] are empty";
       return signalPassFailure();
     }
-    FunctionImporter importer(function, device, bounds, importCounts);
+    FunctionImporter importer(function, device, bounds, importCounts,
+                              weights);
     if (failed(importer.run()))
       return signalPassFailure();
   }
@@ -1198,6 +1335,8 @@ void GPImportPass::runOnOperation() {
       op.erase();
   }
 
+  if (failed(weights.write(*copy)))
+    return signalPassFailure();
   Block *body = module.getBody();
   body->clear();
   body->getOperations().splice(body->end(), copy->getBody()->getOperations());

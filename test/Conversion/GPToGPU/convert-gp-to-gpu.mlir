@@ -90,12 +90,16 @@ func.func @symbolic(%x: memref<?xf32, #cuda0>) {
 #cpu = #gp.device<cpu>
 
 // Work with no parallel loop (a store at a symint index, `a[n] = -1`) runs
-// as one GPU thread, not on the host. Kernels on the cpu stay as they are.
+// as one GPU thread, not on the host; the constant it stores goes into the
+// kernel, not into its parameters. Kernels on the cpu stay as they are.
 // CHECK-LABEL: func.func @single_thread
 // CHECK-SAME: (%[[N:.+]]: index
 // CHECK: %[[C1:.+]] = arith.constant 1 : index
-// CHECK: gpu.launch_func @gp_kernels::@store_minus_one blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C1]], %[[C1]], %[[C1]]) args(%{{.+}} : f32, %{{.+}} : memref<7xf32>, %[[N]] : index)
+// CHECK: gpu.launch_func @gp_kernels::@store_minus_one blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C1]], %[[C1]], %[[C1]]) args(%{{.+}} : memref<7xf32>, %[[N]] : index)
 // CHECK: gp.kernel "on_cpu"
+// CHECK: gpu.func @store_minus_one(%{{.+}}: memref<7xf32>, %{{.+}}: index)
+// CHECK: arith.constant -1.0
+// CHECK: memref.store
 func.func @single_thread(%n: index, %a: memref<7xf32, #cuda0>, %h: memref<4xf32, #cpu>) {
   gp.kernel "store_minus_one" ins(%n : index) outs(%a : memref<7xf32, #cuda0>) {
   ^bb0(%idx: index, %out: memref<7xf32, #cuda0>):

@@ -1,7 +1,7 @@
 """Compiled kernels against numpy.
 
     reference_check.py --compile 'CMD' --run GP_RUN --backend host|cuda
-                       --work DIR PROGRAM.mlir CASES.py
+                       --work DIR [--run-arg ARG ...] PROGRAM.mlir CASES.py
 
 Compiles PROGRAM (CMD IN -o OUT) and, for every case CASES.py lists, writes
 the case's inputs as .npy files, computes the expected results with numpy
@@ -53,6 +53,8 @@ def main():
     parser.add_argument("--run", required=True)
     parser.add_argument("--backend", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="a further gp-run argument (repeat it)")
     parser.add_argument("program")
     parser.add_argument("cases")
     args = parser.parse_args()
@@ -66,6 +68,7 @@ def main():
         command = [args.run, artifact, "--backend", args.backend,
                    "--entry", case.entry, "--check",
                    "--rtol", str(case.rtol), "--atol", str(case.atol)]
+        command += args.run_arg
         for index, value in enumerate(case.inputs):
             path = os.path.join(args.work, f"case{number}.in{index}.npy")
             np.save(path, np.array(value, order="C"))
