@@ -1,0 +1,40 @@
+# Installs the compiler side: headers (with the generated .inc files), the
+# libraries as imported targets GraphPart::GPDialect ... GraphPart::GPPipelines,
+# gp-opt, gp-compile, the plugin, and lib/cmake/GraphPart/GraphPartConfig.cmake
+# (which finds MLIR and GraphPartRuntime too).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(GP_EXPORTED_LIBRARIES GPDialect GPAnalysis GPTransforms GPImport
+    GPConversion GPRuntimeConversion GPPipelines)
+foreach(library ${GP_EXPORTED_LIBRARIES})
+  target_include_directories(${library} INTERFACE
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+install(TARGETS ${GP_EXPORTED_LIBRARIES} EXPORT GraphPartTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/GraphPart
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
+install(DIRECTORY ${PROJECT_BINARY_DIR}/include/GraphPart
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.inc" PATTERN "*.md" EXCLUDE)
+
+set_target_properties(gp-opt PROPERTIES
+  INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+install(TARGETS gp-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/gp-compile/gp-compile
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS GraphPartPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+set(GP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/GraphPart)
+install(EXPORT GraphPartTargets NAMESPACE GraphPart::
+  DESTINATION ${GP_CMAKE_DIR})
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/GraphPartConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/GraphPartConfig.cmake
+  INSTALL_DESTINATION ${GP_CMAKE_DIR})
+install(FILES ${PROJECT_BINARY_DIR}/GraphPartConfig.cmake
+  DESTINATION ${GP_CMAKE_DIR})

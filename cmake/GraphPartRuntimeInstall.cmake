@@ -1,0 +1,26 @@
+# Installs the runtime (libgpruntime.so, GPRuntime.h), gp-run and the
+# package config lib/cmake/GraphPartRuntime/GraphPartRuntimeConfig.cmake
+# with the imported targets GraphPart::Runtime and GraphPart::gp-run. Both
+# configurations install this; the runtime-only one installs nothing else.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(GPRuntime PROPERTIES EXPORT_NAME Runtime)
+set_target_properties(GPRuntime gp-run PROPERTIES
+  INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+install(TARGETS GPRuntime gp-run EXPORT GraphPartRuntimeTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntime.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/GraphPart/Runtime)
+
+set(GP_RUNTIME_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/GraphPartRuntime)
+install(EXPORT GraphPartRuntimeTargets NAMESPACE GraphPart::
+  DESTINATION ${GP_RUNTIME_CMAKE_DIR})
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/GraphPartRuntimeConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/GraphPartRuntimeConfig.cmake
+  INSTALL_DESTINATION ${GP_RUNTIME_CMAKE_DIR})
+install(FILES ${PROJECT_BINARY_DIR}/GraphPartRuntimeConfig.cmake
+  DESTINATION ${GP_RUNTIME_CMAKE_DIR})
