@@ -1,7 +1,9 @@
 //===- gp-opt.cpp - GraphPart optimizer driver ----------------------------===//
 //
 // Like mlir-opt, with the gp dialect and GraphPart's passes registered beside
-// every upstream dialect and pass, so torch-mlir and IREE output parses.
+// every upstream dialect and pass: linalg from torch-mlir or IREE parses,
+// upstream bufferization runs, and gp-import (first in gp-pipeline) takes
+// the bufferized program into gp.
 //
 //===----------------------------------------------------------------------===//
 
