@@ -44,6 +44,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
     pm.addPass(createGPFuseKernelsPass({options.report}));
   GPPlanMemoryPassOptions plan;
   plan.report = options.report;
+  plan.reportFile = options.reportFile;
   pm.addPass(createGPPlanMemoryPass(plan));
   if (options.debug)
     pm.addPass(createGPVerifyPlanPass());

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockPartitioner.h"
+#include "JsonReport.h"
 #include "PartitionReport.h"
 #include "PassUtils.h"
 
@@ -69,9 +70,15 @@ static bool orErrorFromEnvironment() {
 
 void GPPartitionPass::runOnOperation() {
   SmallVector<FunctionOpInterface> funcs = collectFunctions(getOperation());
+  bool failedAny = false;
   for (FunctionOpInterface func : funcs)
     if (failed(partitionFunction(func)))
-      signalPassFailure();
+      failedAny = true;
+  if (!failedAny && !reportFile.empty() &&
+      failed(writeJsonReport(getOperation(), "gp-partition", reportFile)))
+    failedAny = true;
+  if (failedAny)
+    signalPassFailure();
 }
 
 LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {

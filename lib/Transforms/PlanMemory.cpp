@@ -19,6 +19,7 @@
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/MemoryPlan.h"
 #include "GraphPart/Transforms/Passes.h"
+#include "JsonReport.h"
 #include "PassUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -500,4 +501,7 @@ void GPPlanMemoryPass::runOnOperation() {
          << " bytes)\n";
     writeReport(text);
   }
+  if (!reportFile.empty() &&
+      failed(writeJsonReport(getOperation(), "gp-plan-memory", reportFile)))
+    return signalPassFailure();
 }

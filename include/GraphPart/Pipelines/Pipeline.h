@@ -54,6 +54,11 @@ struct GraphPartPipelineOptions
       *this, "report",
       llvm::cl::desc("Print what reordering, partitioning and planning did"),
       llvm::cl::init(false)};
+  Option<std::string> reportFile{
+      *this, "report-file",
+      llvm::cl::desc("Write the partitions, planned buffers, frees and arenas "
+                     "as JSON to this file after planning (docs/Reports.md)"),
+      llvm::cl::init("")};
   Option<bool> debug{
       *this, "debug",
       llvm::cl::desc("Check the memory plan with gp-verify-plan"),

@@ -52,6 +52,8 @@ def GPPartitionPass : Pass<"gp-partition"> {
            "Print the partitions, their signatures and the reasons to stderr">,
     Option<"dotFile", "dot-file", "std::string", "\"\"",
            "Write the partitioned program as Graphviz DOT to this file">,
+    Option<"reportFile", "report-file", "std::string", "\"\"",
+           "Write the partitions as JSON to this file (docs/Reports.md)">,
   ];
   let statistics = [
     Statistic<"numPartitions", "partitions", "Partitions created">,
@@ -203,6 +205,9 @@ def GPPlanMemoryPass : Pass<"gp-plan-memory"> {
   let options = [
     Option<"report", "report", "bool", "false",
            "Print frees, reuses, bytes saved and arena sizes to stderr">,
+    Option<"reportFile", "report-file", "std::string", "\"\"",
+           "Write partitions, planned buffers, frees and arenas as JSON to "
+           "this file (docs/Reports.md)">,
   ];
   let statistics = [
     Statistic<"numFrees", "frees", "Frees inserted">,
