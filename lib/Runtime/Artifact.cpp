@@ -4,7 +4,7 @@
 // `gp_entry_<name>`, partition bodies, kernels (host functions, or cubins
 // held as constants), and `gp_manifest`, a text description read here:
 //
-//   graphpart-artifact 1
+//   graphpart-artifact 2
 //   target host|cuda
 //   arena <bytes>            device arena (all functions' regions)
 //   host-arena <bytes>
@@ -17,6 +17,8 @@
 //   or-error 0|1
 //   graph-cache-capacity <n> (only when not the default, 64)
 //   partition <index> capturable|eager <shape-key length> <reasons|->
+//   extern <name> capturable|unsafe [<mutated operands>] [<result aliases,
+//          - when fresh>] <location>   what the IR states of an extern
 //   entry <name> <#args> <#results>
 //   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
 //   arg|result index
@@ -82,9 +84,16 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
   std::istringstream lines(text);
   std::string header;
   std::getline(lines, header);
-  if (header != "graphpart-artifact 1")
+  // Version 2 calls externs with their argument types (extern ABI 2).
+  if (header.rfind("graphpart-artifact ", 0) == 0 &&
+      header != "graphpart-artifact 2")
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "not a GraphPart artifact manifest (version 1)");
+                "artifact manifest '" + header +
+                    "': this runtime reads version 2; compile the program "
+                    "again with this release's gp-compile");
+  if (header != "graphpart-artifact 2")
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "not a GraphPart artifact manifest (version 2)");
   std::string text_;
   Entry *entry = nullptr;
   while (std::getline(lines, text_)) {
@@ -129,6 +138,27 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       artifact.partitions.push_back(
           {kind == "capturable" ? 1 : 0, keyLength, nullptr});
       artifact.reasons.push_back(reasons == "-" ? "" : reasons);
+    } else if (key == "extern") {
+      ExternStatement statement;
+      std::string safety, mutates, aliases;
+      line >> statement.name >> safety >> mutates >> aliases;
+      std::getline(line >> std::ws, statement.location);
+      auto list = [](const std::string &text, bool allowFresh) {
+        return text.size() >= 2 && text.front() == '[' && text.back() == ']'
+                   ? parseIndexList(text.substr(1, text.size() - 2), allowFresh)
+                   : std::nullopt;
+      };
+      std::optional<std::vector<int64_t>> mutated = list(mutates, false),
+                                          aliased = list(aliases, true);
+      if (!line.eof() || statement.name.empty() ||
+          (safety != "capturable" && safety != "unsafe") || !mutated ||
+          !aliased || statement.location.empty())
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: bad extern line '" + text_ + "'");
+      statement.capturable = safety == "capturable";
+      statement.mutates = std::move(*mutated);
+      statement.aliases = std::move(*aliased);
+      artifact.externs.push_back(std::move(statement));
     } else if (key == "entry") {
       artifact.entries.emplace_back();
       entry = &artifact.entries.back();
@@ -273,6 +303,10 @@ gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
                        artifact.generators,
                        artifact.seed,
                        artifact.hostArenaBytes};
+  for (const ExternStatement &statement : artifact.externs)
+    if (gpRtStatus status = checkExternStatement(statement))
+      return fail(status, std::string("cannot load artifact '") + path +
+                              "': " + gpRtGetLastError());
   if (device < 0)
     device = artifact.device;
   if (gpRtStatus status =

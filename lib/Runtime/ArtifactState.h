@@ -4,6 +4,7 @@
 #define GRAPHPART_LIB_RUNTIME_ARTIFACTSTATE_H
 
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "RuntimeInternal.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -95,6 +96,8 @@ struct gpRtArtifact {
   std::vector<gpRtPartitionInfo> partitions;
   std::vector<std::string> reasons;
   std::vector<gp::rt::Entry> entries;
+  /// What the program's IR states of each extern it calls.
+  std::vector<gp::rt::ExternStatement> externs;
   gpRtProgram *program = nullptr;
   /// What callers keep of results (copy-out, the overwrite debug mode).
   gp::rt::ResultTracker results;

@@ -11,6 +11,7 @@
 #include "Device.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace gp::rt;
@@ -25,7 +26,15 @@ struct HostLaunch {
   /// A recorded extern call instead of a kernel.
   gpRtExternFn externFn = nullptr;
   gpRtStream *stream = nullptr;
+  /// What each of the extern's arguments is.
+  std::vector<gpRtExternArg> externArgs;
 };
+
+inline bool sameArg(const gpRtExternArg &a, const gpRtExternArg &b) {
+  return a.bytes == b.bytes && a.kind == b.kind &&
+         a.elementType == b.elementType && a.rank == b.rank &&
+         a.isResult == b.isResult;
+}
 
 struct HostGraph : Captured {
   std::vector<HostLaunch> launches;
@@ -36,7 +45,10 @@ struct HostGraph : Captured {
     for (size_t i = 0; i < launches.size(); ++i) {
       const HostLaunch &a = launches[i], &b = other.launches[i];
       if (a.kernel != b.kernel || a.externFn != b.externFn ||
-          a.params.size() != b.params.size())
+          a.params.size() != b.params.size() ||
+          a.externArgs.size() != b.externArgs.size() ||
+          !std::equal(a.externArgs.begin(), a.externArgs.end(),
+                      b.externArgs.begin(), sameArg))
         return false;
       for (size_t p = 0; p < a.params.size(); ++p)
         if (a.params[p].size() != b.params[p].size())
@@ -79,16 +91,21 @@ static gpRtStatus record(gpRtStream *stream, HostLaunch launch, void **params,
 }
 
 gpRtStatus gp::rt::recordHostExtern(gpRtStream *stream, gpRtExternFn fn,
-                                    void **args, const int64_t *argSizes,
+                                    void **args, const gpRtExternArg *argInfo,
                                     int32_t numArgs) {
-  return record(stream, HostLaunch{nullptr, {}, fn, stream}, args, argSizes,
-                numArgs, "gpRtCallExtern");
+  std::vector<int64_t> sizes(numArgs);
+  for (int32_t i = 0; i < numArgs; ++i)
+    sizes[i] = argInfo[i].bytes;
+  return record(
+      stream, HostLaunch{nullptr, {}, fn, stream, {argInfo, argInfo + numArgs}},
+      args, sizes.data(), numArgs, "gpRtCallExtern");
 }
 
 gpRtStatus gp::rt::recordHostKernel(gpRtStream *stream, gpRtHostKernel kernel,
                                     void **params, const int64_t *sizes,
                                     int32_t count, const char *what) {
-  return record(stream, HostLaunch{kernel, {}}, params, sizes, count, what);
+  return record(stream, HostLaunch{kernel, {}, nullptr, nullptr, {}}, params,
+                sizes, count, what);
 }
 
 namespace {
@@ -160,7 +177,8 @@ public:
       if (launch.externFn) {
         if (gpRtStatus status =
                 launch.externFn(launch.stream, host.pointers[i].data(),
-                                host.pointers[i].size()))
+                                launch.externArgs.data(),
+                                static_cast<int32_t>(host.pointers[i].size())))
           return status;
         continue;
       }

@@ -707,6 +707,20 @@ gpRtStatus matmul(gpRtStream *stream, const char *op, gpRtElementType type,
 // The externs
 //===----------------------------------------------------------------------===//
 
+/// "f32 rank-2 buffer, i64 scalar, ...": what a call passed, for errors.
+std::string argumentsText(const gpRtExternArg *argInfo, int32_t numArgs) {
+  std::string text = "(";
+  for (int32_t i = 0; i < numArgs; ++i) {
+    const char *type = gpRtElementTypeName(
+        static_cast<gpRtElementType>(argInfo[i].elementType));
+    text += (i ? ", " : "") + std::string(type ? type : "?");
+    text += argInfo[i].kind == GP_RT_EXTERN_ARG_BUFFER
+                ? " rank-" + std::to_string(argInfo[i].rank) + " buffer"
+                : std::string(" scalar");
+  }
+  return text + ")";
+}
+
 gpRtStatus argumentCount(const char *op, const char *signature, void **args,
                          int32_t numArgs, int32_t expected) {
   if (numArgs != expected || !args)
@@ -730,7 +744,8 @@ constexpr const char *kGpMatmulSignature = "(A, B, C, elementType, accumulate)";
 
 /// gp::matmul on rank-`Rank` descriptors.
 template <int Rank>
-gpRtStatus gpMatmul(gpRtStream *stream, void **args, int32_t numArgs) {
+gpRtStatus gpMatmul(gpRtStream *stream, void **args,
+                    const gpRtExternArg *argInfo, int32_t numArgs) {
   if (gpRtStatus status =
           argumentCount(kGpMatmul, kGpMatmulSignature, args, numArgs, 5))
     return status;
@@ -747,6 +762,12 @@ gpRtStatus gpMatmul(gpRtStream *stream, void **args, int32_t numArgs) {
                     std::to_string(typeCode) +
                     " (GP_RT_ELEMENT_F32 = 0, GP_RT_ELEMENT_F16 = 1, "
                     "GP_RT_ELEMENT_BF16 = 2)");
+  // The selector checked that A, B and C have one element type.
+  if (typeCode != argInfo[0].elementType)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(kGpMatmul) + ": elementType " +
+                    elementName(static_cast<gpRtElementType>(typeCode)) +
+                    " but the buffers are " + argumentsText(argInfo, numArgs));
   if (accumulate != 0 && accumulate != 1)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(kGpMatmul) + ": accumulate is " +
@@ -763,20 +784,24 @@ gpRtStatus gpMatmul(gpRtStream *stream, void **args, int32_t numArgs) {
   return matmul(stream, kGpMatmul, type, a, b, c, accumulate == 1);
 }
 
-/// aten::mm (Rank 2) and aten::bmm (Rank 3): C = A B in f32.
+/// aten::mm (Rank 2) and aten::bmm (Rank 3): C = A B, of the element type
+/// the selector checked A, B and C share.
 template <int Rank>
-gpRtStatus atenMatmul(gpRtStream *stream, void **args, int32_t numArgs) {
+gpRtStatus atenMatmul(gpRtStream *stream, void **args,
+                      const gpRtExternArg *argInfo, int32_t numArgs) {
   const char *op = Rank == 2 ? "aten::mm" : "aten::bmm";
   if (gpRtStatus status = argumentCount(op, "(A, B, C)", args, numArgs, 3))
     return status;
+  auto type = static_cast<gpRtElementType>(argInfo[0].elementType);
+  int64_t bytes = elementBytes(type);
   Operand a, b, c;
-  if (gpRtStatus status = readOperand(op, args[0], "A", Rank, 4, a))
+  if (gpRtStatus status = readOperand(op, args[0], "A", Rank, bytes, a))
     return status;
-  if (gpRtStatus status = readOperand(op, args[1], "B", Rank, 4, b))
+  if (gpRtStatus status = readOperand(op, args[1], "B", Rank, bytes, b))
     return status;
-  if (gpRtStatus status = readOperand(op, args[2], "C", Rank, 4, c))
+  if (gpRtStatus status = readOperand(op, args[2], "C", Rank, bytes, c))
     return status;
-  return matmul(stream, op, GP_RT_ELEMENT_F32, a, b, c, false);
+  return matmul(stream, op, type, a, b, c, false);
 }
 
 /// C = bias broadcast to C's shape, f32.
@@ -835,7 +860,8 @@ gpRtStatus writeBias(gpRtStream *stream, const char *op, const Operand &bias,
 /// aten::addmm(bias, A, B, C): C = bias + A B in f32, the bias of rank
 /// `BiasRank` broadcast to [M, N].
 template <int BiasRank>
-gpRtStatus atenAddmm(gpRtStream *stream, void **args, int32_t numArgs) {
+gpRtStatus atenAddmm(gpRtStream *stream, void **args, const gpRtExternArg *,
+                     int32_t numArgs) {
   constexpr const char *op = "aten::addmm";
   if (gpRtStatus status =
           argumentCount(op, "(bias, A, B, C)", args, numArgs, 4))
@@ -875,71 +901,84 @@ gpRtStatus atenAddmm(gpRtStream *stream, void **args, int32_t numArgs) {
                    /*accumulate=*/true);
 }
 
-// Argument sizes (GP_RT_MEMREF_BYTES) of descriptors of each rank.
-int rankOfDescriptor(int64_t bytes) {
-  int64_t base = GP_RT_MEMREF_BYTES(0), perRank = GP_RT_MEMREF_BYTES(1) - base;
-  if (bytes < base || (bytes - base) % perRank)
-    return -1;
-  return static_cast<int>((bytes - base) / perRank);
+bool isBuffer(const gpRtExternArg &arg, int rank) {
+  return arg.kind == GP_RT_EXTERN_ARG_BUFFER && arg.rank == rank &&
+         arg.bytes == GP_RT_MEMREF_BYTES(rank);
 }
 
-std::string sizesText(const int64_t *argSizes, int32_t numArgs) {
-  std::string text = "argument sizes [";
-  for (int32_t i = 0; i < numArgs; ++i)
-    text += (i ? ", " : "") + std::to_string(argSizes[i]);
-  return text + "]";
+bool isInt64Scalar(const gpRtExternArg &arg) {
+  return arg.kind == GP_RT_EXTERN_ARG_SCALAR && arg.bytes == sizeof(int64_t) &&
+         (arg.elementType == GP_RT_ELEMENT_I64 ||
+          arg.elementType == GP_RT_ELEMENT_INDEX);
 }
 
-gpRtStatus selectGpMatmul(const int64_t *argSizes, int32_t numArgs,
+bool isMatmulElement(int32_t type) {
+  return type == GP_RT_ELEMENT_F32 || type == GP_RT_ELEMENT_F16 ||
+         type == GP_RT_ELEMENT_BF16;
+}
+
+gpRtStatus selectGpMatmul(const gpRtExternArg *argInfo, int32_t numArgs,
                           gpRtExternFn &fn) {
   if (numArgs != 5)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(kGpMatmul) + " takes " + kGpMatmulSignature +
                     ", got " + std::to_string(numArgs) + " arguments");
-  int rank = rankOfDescriptor(argSizes[0]);
-  if ((rank != 2 && rank != 3) || rankOfDescriptor(argSizes[1]) != rank ||
-      rankOfDescriptor(argSizes[2]) != rank || argSizes[3] != sizeof(int64_t) ||
-      argSizes[4] != sizeof(int64_t))
+  int rank = argInfo[0].rank;
+  int32_t type = argInfo[0].elementType;
+  bool fits = (rank == 2 || rank == 3) && isMatmulElement(type) &&
+              isInt64Scalar(argInfo[3]) && isInt64Scalar(argInfo[4]);
+  for (int i = 0; i < 3; ++i)
+    fits = fits && isBuffer(argInfo[i], rank) && argInfo[i].elementType == type;
+  if (!fits)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(kGpMatmul) +
-                    " takes A, B and C as descriptors of one rank, 2 or 3, "
-                    "then two int64 values; got " +
-                    sizesText(argSizes, numArgs));
+                    " takes A, B and C as buffers of one rank, 2 or 3, and one "
+                    "element type, f32, f16 or bf16, then two int64 values; "
+                    "got " +
+                    argumentsText(argInfo, numArgs));
   fn = rank == 2 ? gpMatmul<2> : gpMatmul<3>;
   return GP_RT_SUCCESS;
 }
 
 template <int Rank>
-gpRtStatus selectAtenMatmul(const int64_t *argSizes, int32_t numArgs,
+gpRtStatus selectAtenMatmul(const gpRtExternArg *argInfo, int32_t numArgs,
                             gpRtExternFn &fn) {
   const char *op = Rank == 2 ? "aten::mm" : "aten::bmm";
   if (numArgs != 3)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(op) + " takes (A, B, C), got " +
                     std::to_string(numArgs) + " arguments");
+  int32_t type = argInfo[0].elementType;
+  bool fits = isMatmulElement(type);
   for (int32_t i = 0; i < 3; ++i)
-    if (rankOfDescriptor(argSizes[i]) != Rank)
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  std::string(op) + " takes rank-" + std::to_string(Rank) +
-                      " descriptors; got " + sizesText(argSizes, numArgs));
+    fits = fits && isBuffer(argInfo[i], Rank) && argInfo[i].elementType == type;
+  if (!fits)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(op) + " takes rank-" + std::to_string(Rank) +
+                    " buffers of one element type, f32, f16 or bf16; got " +
+                    argumentsText(argInfo, numArgs));
   fn = atenMatmul<Rank>;
   return GP_RT_SUCCESS;
 }
 
-gpRtStatus selectAtenAddmm(const int64_t *argSizes, int32_t numArgs,
+gpRtStatus selectAtenAddmm(const gpRtExternArg *argInfo, int32_t numArgs,
                            gpRtExternFn &fn) {
   if (numArgs != 4)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "aten::addmm takes (bias, A, B, C) (beta and alpha are "
                 "not supported), got " +
                     std::to_string(numArgs) + " arguments");
-  int biasRank = rankOfDescriptor(argSizes[0]);
-  if (biasRank < 0 || biasRank > 2 || rankOfDescriptor(argSizes[1]) != 2 ||
-      rankOfDescriptor(argSizes[2]) != 2 || rankOfDescriptor(argSizes[3]) != 2)
+  int biasRank = argInfo[0].rank;
+  bool fits = biasRank >= 0 && biasRank <= 2 && isBuffer(argInfo[0], biasRank);
+  for (int32_t i = 1; i < 4; ++i)
+    fits = fits && isBuffer(argInfo[i], 2);
+  for (int32_t i = 0; i < 4; ++i)
+    fits = fits && argInfo[i].elementType == GP_RT_ELEMENT_F32;
+  if (!fits)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "aten::addmm takes a bias of rank 0 to 2 and rank-2 A, B "
-                "and C; got " +
-                    sizesText(argSizes, numArgs));
+                "aten::addmm takes f32 buffers: a bias of rank 0 to 2 and "
+                "rank-2 A, B and C; got " +
+                    argumentsText(argInfo, numArgs));
   fn = biasRank == 0   ? atenAddmm<0>
        : biasRank == 1 ? atenAddmm<1>
                        : atenAddmm<2>;

@@ -14,13 +14,13 @@
 
 namespace gp::rt {
 
-/// Picks the function a built-in extern runs for arguments of these sizes:
-/// a descriptor's rank shows only in its size (GP_RT_MEMREF_BYTES), which
-/// gpRtCallExtern knows and an extern function is not told. Fails with
-/// GP_RT_ERROR_INVALID_ARGUMENT, naming what does not fit, otherwise. The
-/// function picked is what runs, and what a host capture records.
-using ExternSelector = gpRtStatus (*)(const int64_t *argSizes, int32_t numArgs,
-                                      gpRtExternFn &fn);
+/// Picks the function a built-in extern runs for arguments of these kinds,
+/// ranks and element types (one per rank, so the function's loops know
+/// it). Fails with GP_RT_ERROR_INVALID_ARGUMENT, naming what does not fit,
+/// otherwise. The function picked is what runs, and what a host capture
+/// records.
+using ExternSelector = gpRtStatus (*)(const gpRtExternArg *argInfo,
+                                      int32_t numArgs, gpRtExternFn &fn);
 
 struct BuiltinExtern {
   const char *name;

@@ -11,7 +11,9 @@
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #define GP_RT_EXPORT __attribute__((visibility("default")))
 
@@ -35,7 +37,31 @@ void markFixedAddresses(gpRtStream *stream, std::string reason);
 /// Host backend: records `fn(stream, copies of args)` into the graph being
 /// captured on `stream`.
 gpRtStatus recordHostExtern(gpRtStream *stream, gpRtExternFn fn, void **args,
-                            const int64_t *argSizes, int32_t numArgs);
+                            const gpRtExternArg *argInfo, int32_t numArgs);
+
+/// What a program's IR states of an extern it calls (the manifest's
+/// `extern` lines).
+struct ExternStatement {
+  std::string name;
+  /// No "cudagraph_unsafe" tag.
+  bool capturable = true;
+  /// The operands it writes.
+  std::vector<int64_t> mutates;
+  /// Per result, the operand it is a view of, or -1 (a fresh buffer).
+  std::vector<int64_t> aliases;
+  /// Where the program calls it ("file:line:col", or "unknown").
+  std::string location;
+};
+
+/// Fails, naming the op, where it is called and both statements, when
+/// `statement.name` is not registered or its registration disagrees with
+/// `statement` (capturability; mutates and aliases where the registration
+/// states them).
+gpRtStatus checkExternStatement(const ExternStatement &statement);
+
+/// "0,2" (and "-" for -1 where `allowFresh`); "" is the empty list.
+std::optional<std::vector<int64_t>> parseIndexList(const std::string &text,
+                                                   bool allowFresh);
 
 } // namespace gp::rt
 

@@ -442,22 +442,20 @@ int gp::run::runProgram(const RunOptions &options) {
     return 0;
   }
 
-  // The backend: as asked, else the artifact's target.
+  // The backend: as asked, else the artifact's target (read from its
+  // manifest, so that a load failing for another reason says that reason).
   gpRtBackend backend = gpRtDefaultBackend();
-  bool backendGiven = !options.backendName.empty();
-  if (backendGiven)
+  if (!options.backendName.empty()) {
     check(gpRtParseBackend(options.backendName.c_str(), &backend), "--backend");
-  Session run;
-  {
-    gpRtArtifact *probe = nullptr;
-    if (!backendGiven &&
-        gpRtArtifactLoad(options.path.c_str(), backend, options.device,
-                         &probe) != GP_RT_SUCCESS)
-      backend = backend == GP_RT_BACKEND_CUDA ? GP_RT_BACKEND_HOST
-                                              : GP_RT_BACKEND_CUDA;
-    if (probe)
-      gpRtArtifactUnload(probe);
+  } else {
+    gpRtArtifact *inspected = nullptr;
+    check(gpRtArtifactInspect(options.path.c_str(), &inspected),
+          "load " + options.path);
+    check(gpRtParseBackend(gpRtArtifactTarget(inspected), &backend),
+          "load " + options.path);
+    gpRtArtifactUnload(inspected);
   }
+  Session run;
   run.load(options.path, backend, options.device, options.entryNames);
   if (options.noCapture)
     check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AddI64Ptx.h"
+#include "ExternTestSupport.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <gtest/gtest.h>
@@ -61,7 +62,8 @@ struct Body {
 
 /// An extern (dst, src) as rank-1 descriptors: dst[0] += src[0] * 3.
 gpRtBackend externBackend = GP_RT_BACKEND_HOST;
-gpRtStatus accumulateExtern(gpRtStream *stream, void **args, int32_t n) {
+gpRtStatus accumulateExtern(gpRtStream *stream, void **args,
+                            const gpRtExternArg *, int32_t n) {
   if (n != 2)
     return GP_RT_ERROR_INVALID_ARGUMENT;
   auto *dst = static_cast<gpRtMemRef *>(args[0]);
@@ -88,8 +90,9 @@ struct ExternBody {
   static gpRtStatus run(gpRtStream *stream, void *data) {
     auto *self = static_cast<ExternBody *>(data);
     void *args[] = {&self->dst, &self->src};
-    int64_t sizes[] = {sizeof(Vector), sizeof(Vector)};
-    return gpRtCallExtern(stream, "test::accumulate", args, sizes, 2);
+    gpRtExternArg info[] = {gp::test::bufferArg(GP_RT_ELEMENT_I64, 1),
+                            gp::test::bufferArg(GP_RT_ELEMENT_I64, 1)};
+    return gpRtCallExtern(stream, "test::accumulate", args, info, 2);
   }
 };
 
@@ -329,7 +332,8 @@ TEST_P(BindingTest, ExternsFollowMovedInputsUnlessFixed) {
     blocks.clear();
     program = nullptr;
     SetUp();
-    ASSERT_EQ(gpRtRegisterExtern("test::accumulate", accumulateExtern, flags),
+    ASSERT_EQ(gp::test::registerExtern("test::accumulate", accumulateExtern,
+                                       flags),
               GP_RT_SUCCESS);
     constexpr int kSets = 4;
     std::vector<int64_t *> dst, src;
@@ -382,8 +386,10 @@ TEST_P(BindingTest, MatmulFollowsMovedInputs) {
     static gpRtStatus run(gpRtStream *stream, void *data) {
       auto *self = static_cast<MmBody *>(data);
       void *args[] = {&self->a, &self->b, &self->c};
-      int64_t sizes[] = {sizeof(Matrix), sizeof(Matrix), sizeof(Matrix)};
-      return gpRtCallExtern(stream, "aten::mm", args, sizes, 3);
+      gpRtExternArg info[] = {gp::test::bufferArg(GP_RT_ELEMENT_F32, 2),
+                              gp::test::bufferArg(GP_RT_ELEMENT_F32, 2),
+                              gp::test::bufferArg(GP_RT_ELEMENT_F32, 2, 1)};
+      return gpRtCallExtern(stream, "aten::mm", args, info, 3);
     }
   };
   std::vector<float> x(kN * kN), y(kN * kN), z(kN * kN);
@@ -421,7 +427,7 @@ TEST_P(BindingTest, MatmulFollowsMovedInputs) {
 }
 
 TEST(ExternRegistration, UnknownFlagsAreAnError) {
-  EXPECT_EQ(gpRtRegisterExtern("test::flags", accumulateExtern, 1 | 8),
+  EXPECT_EQ(gp::test::registerExtern("test::flags", accumulateExtern, 1 | 8),
             GP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gpRtGetLastError()).find("unknown flags 8"),
             std::string::npos)

@@ -1,6 +1,6 @@
 //===- ExternTest.cpp - the extern registry -------------------------------===//
 
-#include "GraphPart/Runtime/GPRuntime.h"
+#include "ExternTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+using namespace gp::test;
+
 namespace {
 
 std::atomic<int> counterCalls{0};
 
 /// test::count(int64 *counter, int64 amount)
-gpRtStatus countExtern(gpRtStream *, void **args, int32_t numArgs) {
+gpRtStatus countExtern(gpRtStream *, void **args, const gpRtExternArg *,
+                       int32_t numArgs) {
   if (numArgs != 2)
     return GP_RT_ERROR_INVALID_ARGUMENT;
   **static_cast<int64_t **>(args[0]) += *static_cast<int64_t *>(args[1]);
@@ -28,8 +31,9 @@ struct CountBody {
   static gpRtStatus run(gpRtStream *stream, void *data) {
     auto *self = static_cast<CountBody *>(data);
     void *args[] = {&self->counter, &self->amount};
-    int64_t sizes[] = {sizeof(int64_t *), sizeof(int64_t)};
-    return gpRtCallExtern(stream, self->name, args, sizes, 2);
+    gpRtExternArg info[] = {scalarArg(GP_RT_ELEMENT_I64),
+                            scalarArg(GP_RT_ELEMENT_I64)};
+    return gpRtCallExtern(stream, self->name, args, info, 2);
   }
 };
 
@@ -46,7 +50,7 @@ gpRtProgram *hostProgram(int32_t capturable = 1) {
 // A capturable extern runs eagerly, is recorded during capture with copies
 // of its arguments, and runs again on every replay.
 TEST(Externs, CapturedAndReplayed) {
-  ASSERT_EQ(gpRtRegisterExtern("test::count", countExtern, 1), GP_RT_SUCCESS);
+  ASSERT_EQ(registerExtern("test::count", countExtern, 1), GP_RT_SUCCESS);
   gpRtProgram *program = hostProgram();
   int64_t counter = 0;
   CountBody body{"test::count", &counter, 3};
@@ -69,7 +73,7 @@ TEST(Externs, CapturedAndReplayed) {
 // eagerly (with a warning saying why), and the results stay right; in
 // or-error mode it is an error instead.
 TEST(Externs, NotCapturableOnlyRunsEagerly) {
-  ASSERT_EQ(gpRtRegisterExtern("test::sync", countExtern, 0), GP_RT_SUCCESS);
+  ASSERT_EQ(registerExtern("test::sync", countExtern, 0), GP_RT_SUCCESS);
   std::vector<std::string> warnings;
   gpRtSetLog(
       0,
@@ -103,8 +107,9 @@ TEST(Externs, NotCapturableOnlyRunsEagerly) {
   ASSERT_EQ(gpRtProgramSetOrError(strict, 1), GP_RT_SUCCESS);
   EXPECT_EQ(gpRtRunPartition(strict, 0, nullptr, CountBody::run, &body),
             GP_RT_ERROR_NOT_CAPTURED);
-  EXPECT_NE(std::string(gpRtGetLastError()).find("cannot run inside a "
-                                                 "captured graph"),
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("cannot run inside a "
+                      "captured graph"),
             std::string::npos)
       << gpRtGetLastError();
   EXPECT_EQ(counter, 3);
@@ -130,15 +135,16 @@ struct MmBody {
   float *c;
   int64_t m, k, n;
   const char *name = "aten::mm.default";
+  gpRtElementType type = GP_RT_ELEMENT_F32;
   static gpRtStatus run(gpRtStream *stream, void *data) {
     auto *self = static_cast<MmBody *>(data);
     Matrix a = matrix(self->a, self->m, self->k),
            b = matrix(self->b, self->k, self->n),
            c = matrix(self->c, self->m, self->n);
     void *args[] = {&a, &b, &c};
-    int64_t sizes[] = {GP_RT_MEMREF_BYTES(2), GP_RT_MEMREF_BYTES(2),
-                       GP_RT_MEMREF_BYTES(2)};
-    return gpRtCallExtern(stream, self->name, args, sizes, 3);
+    gpRtExternArg info[] = {bufferArg(self->type, 2), bufferArg(self->type, 2),
+                            bufferArg(self->type, 2, 1)};
+    return gpRtCallExtern(stream, self->name, args, info, 3);
   }
 };
 
@@ -169,8 +175,10 @@ TEST(Externs, LoadsUserLibrary) {
     static gpRtStatus run(gpRtStream *stream, void *data) {
       auto *self = static_cast<ScaleBody *>(data);
       void *args[] = {&self->x, &self->n, &self->factor};
-      int64_t sizes[] = {8, 8, 4};
-      return gpRtCallExtern(stream, "mylib::scale", args, sizes, 3);
+      gpRtExternArg info[] = {scalarArg(GP_RT_ELEMENT_I64),
+                              scalarArg(GP_RT_ELEMENT_I64),
+                              scalarArg(GP_RT_ELEMENT_F32, 4)};
+      return gpRtCallExtern(stream, "mylib::scale", args, info, 3);
     }
   } body{x.data(), 3, 2.0f};
   ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, ScaleBody::run, &body),
@@ -185,17 +193,99 @@ TEST(Externs, ErrorPaths) {
   CountBody unknown{"nobody::here", &counter, 1};
   EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, CountBody::run, &unknown),
             GP_RT_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gpRtGetLastError()).find("no extern registered for "
-                                                 "'nobody::here'"),
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("no extern registered for "
+                      "'nobody::here'"),
             std::string::npos);
-  EXPECT_EQ(gpRtRegisterExtern("", countExtern, 1),
-            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(registerExtern("", countExtern, 1), GP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gpRtLoadExternLibrary("/nonexistent/libx.so"),
             GP_RT_ERROR_INVALID_ARGUMENT);
   MmBody bad{nullptr, nullptr, nullptr, -1, 1, 1, "aten::mm"};
   EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, MmBody::run, &bad),
             GP_RT_ERROR_INVALID_ARGUMENT);
   gpRtProgramDestroy(program);
+}
+
+// Registrations are checked: the ABI version, the name, the flags and the
+// schema they state.
+TEST(ExternRegistration, Checked) {
+  gpRtExternSpec old = externSpec("test::old", countExtern, 1);
+  old.abiVersion = 1;
+  EXPECT_EQ(gpRtRegisterExtern(&old), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("extern 'test::old' was built against extern ABI "
+                      "version 1; this runtime implements version 2"),
+            std::string::npos)
+      << gpRtGetLastError();
+  for (const char *name : {"noNamespace", "a::b::c", "ns::op.", "1ns::op"}) {
+    EXPECT_EQ(registerExtern(name, countExtern, 1),
+              GP_RT_ERROR_INVALID_ARGUMENT)
+        << name;
+    EXPECT_NE(std::string(gpRtGetLastError()).find("must be 'namespace::op'"),
+              std::string::npos)
+        << gpRtGetLastError();
+  }
+  EXPECT_EQ(registerExtern("test::null", nullptr, 1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtRegisterExtern(nullptr), GP_RT_ERROR_INVALID_ARGUMENT);
+  gpRtExternSpec schema = externSpec("test::schema", countExtern, 1);
+  schema.mutates = "0,x";
+  EXPECT_EQ(gpRtRegisterExtern(&schema), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("mutates '0,x' is not"),
+            std::string::npos)
+      << gpRtGetLastError();
+  schema.mutates = "0";
+  schema.aliases = "-,+1";
+  EXPECT_EQ(gpRtRegisterExtern(&schema), GP_RT_ERROR_INVALID_ARGUMENT);
+  schema.aliases = "-,1";
+  EXPECT_EQ(gpRtRegisterExtern(&schema), GP_RT_SUCCESS) << gpRtGetLastError();
+}
+
+// A library is asked its ABI version before it may register anything.
+TEST(ExternRegistration, LibraryVersions) {
+  EXPECT_EQ(gpRtLoadExternLibrary(GP_TEST_RUNTIME_LIBRARY),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("does not export gp_extern_abi_version"),
+            std::string::npos)
+      << gpRtGetLastError();
+  EXPECT_EQ(gpRtLoadExternLibrary(GP_TEST_OLD_EXTERN_LIBRARY),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("was built against extern ABI version 1; this runtime "
+                      "implements 2"),
+            std::string::npos)
+      << gpRtGetLastError();
+}
+
+// An extern that fails without a message still names itself, and its
+// arguments arrive described.
+TEST(Externs, FailureNamesTheExtern) {
+  static const gpRtExternArg *seen = nullptr;
+  auto failing = [](gpRtStream *, void **, const gpRtExternArg *info,
+                    int32_t) -> gpRtStatus {
+    seen = info;
+    return GP_RT_ERROR_BACKEND;
+  };
+  ASSERT_EQ(registerExtern("test::failing", failing, 0), GP_RT_SUCCESS);
+  gpRtProgram *program = hostProgram(0);
+  int64_t counter = 0;
+  CountBody body{"test::failing", &counter, 1};
+  EXPECT_EQ(gpRtRunPartition(program, 0, nullptr, CountBody::run, &body),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("extern 'test::failing' failed (backend error)"),
+            std::string::npos)
+      << gpRtGetLastError();
+  ASSERT_NE(seen, nullptr);
+  gpRtProgramDestroy(program);
+}
+
+TEST(Externs, ElementTypeNames) {
+  EXPECT_STREQ(gpRtElementTypeName(GP_RT_ELEMENT_BF16), "bf16");
+  EXPECT_STREQ(gpRtElementTypeName(GP_RT_ELEMENT_U8), "ui8");
+  EXPECT_STREQ(gpRtElementTypeName(GP_RT_ELEMENT_INDEX), "index");
+  EXPECT_EQ(gpRtElementTypeName(static_cast<gpRtElementType>(99)), nullptr);
 }
 
 // cuBLAS matmul captured into a graph and replayed, on the GPU.
@@ -227,7 +317,10 @@ TEST(Externs, CublasMatmulCaptured) {
             GP_RT_SUCCESS);
   MmBody body{reinterpret_cast<float *>(base),
               reinterpret_cast<float *>(base + aBytes),
-              reinterpret_cast<float *>(base + aBytes + bBytes), m, k, n,
+              reinterpret_cast<float *>(base + aBytes + bBytes),
+              m,
+              k,
+              n,
               "aten::mm"};
   for (int run = 0; run < 4; ++run) {
     float zero[1] = {0};
@@ -238,9 +331,9 @@ TEST(Externs, CublasMatmulCaptured) {
               GP_RT_SUCCESS)
         << gpRtGetLastError();
     ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
-    ASSERT_EQ(gpRtCopyFromProgram(program, c.data(),
-                                  base + aBytes + bBytes, cBytes),
-              GP_RT_SUCCESS);
+    ASSERT_EQ(
+        gpRtCopyFromProgram(program, c.data(), base + aBytes + bBytes, cBytes),
+        GP_RT_SUCCESS);
     for (int64_t i = 0; i < m * n; ++i)
       ASSERT_NEAR(c[i], expected[i], 1e-3f) << "run " << run << " at " << i;
   }

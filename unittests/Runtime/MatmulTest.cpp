@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphPart/Runtime/GPRuntime.h"
+#include "ExternTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -248,19 +248,23 @@ protected:
     const char *name;
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<int64_t> scalars;
+    /// Each descriptor's element type.
+    std::vector<gpRtElementType> types;
     static gpRtStatus run(gpRtStream *stream, void *data) {
       auto *self = static_cast<Call *>(data);
       std::vector<void *> args;
-      std::vector<int64_t> sizes;
-      for (std::vector<int64_t> &words : self->descriptors) {
+      std::vector<gpRtExternArg> info;
+      for (size_t i = 0; i < self->descriptors.size(); ++i) {
+        std::vector<int64_t> &words = self->descriptors[i];
         args.push_back(words.data());
-        sizes.push_back(static_cast<int64_t>(words.size() * 8));
+        info.push_back(gp::test::bufferArg(
+            self->types[i], static_cast<int32_t>((words.size() - 3) / 2)));
       }
       for (int64_t &scalar : self->scalars) {
         args.push_back(&scalar);
-        sizes.push_back(8);
+        info.push_back(gp::test::scalarArg(GP_RT_ELEMENT_I64));
       }
-      return gpRtCallExtern(stream, self->name, args.data(), sizes.data(),
+      return gpRtCallExtern(stream, self->name, args.data(), info.data(),
                             static_cast<int32_t>(args.size()));
     }
   };
@@ -275,7 +279,7 @@ protected:
     if (partition < 0)
       partition = target ? 1 : 0;
     target = target ? target : program;
-    Call body{name, {}, std::move(scalars)};
+    Call body{name, {}, std::move(scalars), {}};
     std::vector<void *> memory;
     for (Tensor *t : tensors) {
       void *block = nullptr;
@@ -290,6 +294,7 @@ protected:
       words.insert(words.end(), t->sizes.begin(), t->sizes.end());
       words.insert(words.end(), t->strides.begin(), t->strides.end());
       body.descriptors.push_back(std::move(words));
+      body.types.push_back(t->type);
     }
     gpRtStatus status = GP_RT_SUCCESS;
     for (int run = 0; run < runs && status == GP_RT_SUCCESS; ++run)
@@ -341,6 +346,11 @@ protected:
 
 constexpr gpRtElementType F32 = GP_RT_ELEMENT_F32, F16 = GP_RT_ELEMENT_F16,
                           BF16 = GP_RT_ELEMENT_BF16;
+
+/// A rank-2 buffer argument of `type`.
+gpRtExternArg matrixArg(gpRtElementType type) {
+  return gp::test::bufferArg(type, 2);
+}
 constexpr int64_t M = 5, K = 7, N = 3;
 
 // Row-major A, B and C; C starts as NaN, which C = A B must not read.
@@ -497,8 +507,10 @@ TEST_P(MatmulTest, OutputOverlapsInput) {
       auto *self = static_cast<Body *>(data);
       void *args[] = {self->a.data(), self->b.data(), self->c.data(),
                       &self->type, &self->accumulate};
-      int64_t sizes[] = {56, 56, 56, 8, 8};
-      return gpRtCallExtern(stream, "gp::matmul", args, sizes, 5);
+      gpRtExternArg info[] = {matrixArg(F32), matrixArg(F32), matrixArg(F32),
+                              gp::test::scalarArg(GP_RT_ELEMENT_I64),
+                              gp::test::scalarArg(GP_RT_ELEMENT_I64)};
+      return gpRtCallExtern(stream, "gp::matmul", args, info, 5);
     }
   };
   void *x = nullptr, *y = nullptr;
@@ -525,11 +537,15 @@ TEST_P(MatmulTest, BadArguments) {
   Tensor batched = dense(F32, {1, K, N});
   EXPECT_EQ(call("gp::matmul", {&a, &batched, &c}, {0, 0}),
             GP_RT_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(error.find("gp::matmul takes A, B and C as descriptors of one "
-                       "rank, 2 or 3, then two int64 values; got argument "
-                       "sizes [56, 72, 56, 8, 8]"),
+  EXPECT_NE(error.find("gp::matmul takes A, B and C as buffers of one rank, "
+                       "2 or 3, and one element type, f32, f16 or bf16, then "
+                       "two int64 values; got (f32 rank-2 buffer, f32 rank-3 "
+                       "buffer, f32 rank-2 buffer, i64 scalar, i64 scalar)"),
             std::string::npos)
       << error;
+  // The elementType argument must say what the buffers are.
+  refused(a, b, c, "gp::matmul: elementType f16 but the buffers are (f32", 0,
+          GP_RT_ELEMENT_F16);
   EXPECT_EQ(call("gp::matmul", {&a, &b, &c}, {0}),
             GP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(error.find("gp::matmul takes (A, B, C, elementType, "
@@ -544,8 +560,10 @@ TEST_P(MatmulTest, BadArguments) {
       auto *self = static_cast<Body *>(data);
       void *args[] = {self->a.data(), self->b.data(), self->c.data(),
                       &self->type, &self->accumulate};
-      int64_t sizes[] = {56, 56, 56, 8, 8};
-      return gpRtCallExtern(stream, "gp::matmul", args, sizes, 5);
+      gpRtExternArg info[] = {matrixArg(F16), matrixArg(F16), matrixArg(F16),
+                              gp::test::scalarArg(GP_RT_ELEMENT_I64),
+                              gp::test::scalarArg(GP_RT_ELEMENT_I64)};
+      return gpRtCallExtern(stream, "gp::matmul", args, info, 5);
     }
   };
   void *x = nullptr;
@@ -576,8 +594,32 @@ TEST_P(MatmulTest, AtenMm) {
   }
   Tensor batched = dense(F32, {1, M, N});
   EXPECT_EQ(call("aten::mm", {&a, &b, &batched}), GP_RT_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(error.find("aten::mm takes rank-2 descriptors"), std::string::npos)
+  EXPECT_NE(error.find("aten::mm takes rank-2 buffers of one element type, "
+                       "f32, f16 or bf16; got (f32 rank-2 buffer, f32 rank-2 "
+                       "buffer, f32 rank-3 buffer)"),
+            std::string::npos)
       << error;
+  // f16 and bf16 as their types say, not read as f32.
+  for (gpRtElementType type : {F16, BF16}) {
+    Tensor x = dense(type, {M, K}, 1), y = dense(type, {K, N}, 2);
+    Tensor c = dense(type, {M, N}, 0, kNaN), z = c;
+    ASSERT_EQ(call("aten::mm", {&x, &y, &z}), GP_RT_SUCCESS) << error;
+    expectMatmul(x, y, c, z, false);
+  }
+  // Element types it does not implement, or that differ, are refused and
+  // C is left alone.
+  Tensor ints = dense(F32, {M, N}, 3), mixed = dense(F16, {K, N}, 2);
+  ints.type = GP_RT_ELEMENT_I32;
+  Tensor before = ints;
+  EXPECT_EQ(call("aten::mm", {&a, &b, &ints}), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("got (f32 rank-2 buffer, f32 rank-2 buffer, i32 rank-2 "
+                       "buffer)"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(ints.bytes, before.bytes);
+  Tensor z = dense(F32, {M, N});
+  EXPECT_EQ(call("aten::mm", {&a, &mixed, &z}), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("f16 rank-2 buffer"), std::string::npos) << error;
 }
 
 // aten::bmm: batches with B transposed and C column-major.
@@ -620,8 +662,9 @@ TEST_P(MatmulTest, AtenAddmm) {
       auto *self = static_cast<Body *>(data);
       void *args[] = {self->bias.data(), self->a.data(), self->b.data(),
                       self->c.data()};
-      int64_t sizes[] = {56, 56, 56, 56};
-      return gpRtCallExtern(stream, "aten::addmm", args, sizes, 4);
+      gpRtExternArg info[] = {matrixArg(F32), matrixArg(F32), matrixArg(F32),
+                              matrixArg(F32)};
+      return gpRtCallExtern(stream, "aten::addmm", args, info, 4);
     }
   };
   std::vector<void *> memory;
@@ -668,6 +711,15 @@ TEST_P(MatmulTest, AtenAddmm) {
             GP_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(error.find("beta and alpha are not supported"), std::string::npos)
       << error;
+  // f32 only: f16 operands are refused, not read as f32.
+  Tensor halfBias = dense(F16, {N}), halfA = dense(F16, {M, K}),
+         halfB = dense(F16, {K, N}), halfOut = dense(F16, {M, N}, 4);
+  Tensor untouched = halfOut;
+  EXPECT_EQ(call("aten::addmm", {&halfBias, &halfA, &halfB, &halfOut}),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("aten::addmm takes f32 buffers"), std::string::npos)
+      << error;
+  EXPECT_EQ(halfOut.bytes, untouched.bytes);
 }
 
 // Captured and replayed: each replay computes afresh from A's new values
@@ -682,7 +734,7 @@ TEST_P(MatmulTest, CapturedAndReplayed) {
   void *memory[3] = {};
   Tensor *tensors[3] = {nullptr, &b, &c};
   Tensor a;
-  Call body{"gp::matmul", {}, {GP_RT_ELEMENT_F16, 0}};
+  Call body{"gp::matmul", {}, {GP_RT_ELEMENT_F16, 0}, {}};
   for (int run = 0; run < 4; ++run) {
     a = tensor(F16, {batch, m, k}, {m * k, 1, m}, 0, run);
     tensors[0] = &a;
@@ -699,6 +751,7 @@ TEST_P(MatmulTest, CapturedAndReplayed) {
         words.insert(words.end(), tensors[i]->strides.begin(),
                      tensors[i]->strides.end());
         body.descriptors.push_back(words);
+        body.types.push_back(tensors[i]->type);
       }
       ASSERT_EQ(gpRtCopyToProgram(captured, memory[i], tensors[i]->bytes.data(),
                                   tensors[i]->bytes.size()),

@@ -1,21 +1,99 @@
 //===- Externs.cpp - fallbacks become extern calls ------------------------===//
 //
 // A `gp.fallback` calls its extern through the registry with
-// `gpRtCallExtern`: every operand and result is passed by address with its
-// size. Results placed by memory planning (`result_offsets`) point into the
-// arena; other results with a static shape are allocated here (aliasing
-// results start as the operand they alias); the extern fills in the rest.
+// `gpRtCallExtern`: every operand and result is passed by address, with a
+// gpRtExternArg saying what it is (extern ABI version 2). Each call's schema
+// goes into the manifest, where the runtime compares it with the extern's
+// registration when the artifact loads. Results placed by memory planning
+// (`result_offsets`) point into the arena; other results with a static shape
+// are allocated here (aliasing results start as the operand they alias); the
+// extern fills in the rest.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
 
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <cstddef>
 
 using namespace mlir;
 using namespace mlir::gp;
 
 namespace {
+
+/// The gpRtElementType of a buffer's elements or of a scalar.
+gpRtElementType externElementType(Type type) {
+  if (isa<IndexType>(type))
+    return GP_RT_ELEMENT_INDEX;
+  if (type.isF32())
+    return GP_RT_ELEMENT_F32;
+  if (type.isF16())
+    return GP_RT_ELEMENT_F16;
+  if (type.isBF16())
+    return GP_RT_ELEMENT_BF16;
+  if (type.isF64())
+    return GP_RT_ELEMENT_F64;
+  if (isa<Float8E4M3FNType>(type))
+    return GP_RT_ELEMENT_F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return GP_RT_ELEMENT_F8E5M2;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    if (integer.isUnsigned())
+      return integer.getWidth() == 8 ? GP_RT_ELEMENT_U8 : GP_RT_ELEMENT_OTHER;
+    switch (integer.getWidth()) {
+    case 1:
+      return GP_RT_ELEMENT_I1;
+    case 8:
+      return GP_RT_ELEMENT_I8;
+    case 16:
+      return GP_RT_ELEMENT_I16;
+    case 32:
+      return GP_RT_ELEMENT_I32;
+    case 64:
+      return GP_RT_ELEMENT_I64;
+    default:
+      return GP_RT_ELEMENT_OTHER;
+    }
+  }
+  return GP_RT_ELEMENT_OTHER;
+}
+
+std::string indexList(ArrayRef<int64_t> list) {
+  std::string text;
+  for (auto [i, value] : llvm::enumerate(list))
+    text +=
+        (i ? "," : "") + (value < 0 ? std::string("-") : std::to_string(value));
+  return "[" + text + "]";
+}
+
+/// "file:line:col" of the user's source, or "unknown".
+std::string sourceLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  return "unknown";
+}
+
+/// The manifest's statement of what `fallback`'s IR says of its extern:
+///   extern <name> capturable|unsafe <mutates> <aliases> <location>
+std::string externStatement(FallbackOp fallback) {
+  SmallVector<int64_t> aliases;
+  for (unsigned i = 0, e = fallback.getNumResults(); i < e; ++i) {
+    std::optional<unsigned> aliased = fallback.getAliasedOperand(i);
+    aliases.push_back(aliased ? static_cast<int64_t>(*aliased) : -1);
+  }
+  SmallVector<int64_t> mutates(fallback.getMutates());
+  llvm::sort(mutates);
+  bool unsafe = fallback.hasTag(FallbackOp::getCudagraphUnsafeTag());
+  return "extern " + fallback.getCallee().str() + " " +
+         (unsafe ? "unsafe " : "capturable ") + indexList(mutates) + " " +
+         indexList(aliases) + " " + sourceLocation(fallback.getLoc()) + "\n";
+}
 
 struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
   using GPToRuntimePattern::GPToRuntimePattern;
@@ -29,13 +107,36 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
     Value stream = state.loweredParent(fallback).stream;
     RuntimeCallBuilder rt = emitterFor(fallback, rewriter);
     SmallVector<Value> slots;
-    SmallVector<int64_t> sizes;
+    SmallVector<gpRtExternArg> infos;
     for (Value value : adaptor.getArgs()) {
-      if (!isa<MemRefType, IndexType, IntegerType, FloatType>(value.getType()))
-        return state.emitError(fallback) << "cannot pass a value of type "
-                                         << value.getType() << " to an extern";
-      slots.push_back(rt.spill(loc, value));
-      sizes.push_back(rt.storageBytes(value.getType()));
+      Type type = value.getType();
+      if (auto memref = dyn_cast<MemRefType>(type)) {
+        slots.push_back(rt.spill(loc, value));
+        infos.push_back({rt.storageBytes(type), GP_RT_EXTERN_ARG_BUFFER,
+                         externElementType(memref.getElementType()),
+                         static_cast<int32_t>(memref.getRank()), 0});
+        continue;
+      }
+      if (!isa<IndexType, IntegerType, FloatType>(type))
+        return state.emitError(fallback)
+               << "cannot pass a value of type " << type << " to an extern";
+      // Integers travel as int64 (i1 zero-extended); floats as they are.
+      Value scalar = value;
+      if (auto integer = dyn_cast<IntegerType>(type);
+          integer && integer.getWidth() < 64)
+        scalar = integer.getWidth() == 1 || integer.isUnsigned()
+                     ? arith::ExtUIOp::create(rewriter, loc, rt.i64, value)
+                           .getResult()
+                     : arith::ExtSIOp::create(rewriter, loc, rt.i64, value)
+                           .getResult();
+      else if (auto integer = dyn_cast<IntegerType>(type);
+               integer && integer.getWidth() > 64)
+        return state.emitError(fallback)
+               << "cannot pass a value of type " << type
+               << " to an extern (integers of up to 64 bits)";
+      slots.push_back(rt.spill(loc, scalar));
+      infos.push_back({rt.storageBytes(scalar.getType()),
+                       GP_RT_EXTERN_ARG_SCALAR, externElementType(type), 0, 0});
     }
     SmallVector<Value> resultSlots;
     std::optional<ArrayRef<int64_t>> planned = fallback.getResultOffsets();
@@ -55,9 +156,9 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
         // planned buffer once it is dead.
         Value arena = onHost(type) ? body.hostArena : body.deviceArena;
         rt.store(loc,
-                 rt.toStorage(loc, rt.makeBuffer(
-                                       loc, type,
-                                       rt.gep(loc, rt.i8, arena, offset), {})),
+                 rt.toStorage(
+                     loc, rt.makeBuffer(loc, type,
+                                        rt.gep(loc, rt.i8, arena, offset), {})),
                  slot);
       } else if (type.hasStaticShape()) {
         Value bytes = rt.constI64(loc, getStaticByteSize(type).value_or(0));
@@ -77,19 +178,36 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
       }
       resultSlots.push_back(slot);
       slots.push_back(slot);
-      sizes.push_back(rt.storageBytes(type));
+      infos.push_back({rt.storageBytes(type), GP_RT_EXTERN_ARG_BUFFER,
+                       externElementType(type.getElementType()),
+                       static_cast<int32_t>(type.getRank()), 1});
     }
     int64_t count = slots.size();
     Value args = rt.stackSlot(loc, rt.ptrType, std::max<int64_t>(1, count));
-    Value argSizes = rt.stackSlot(loc, rt.i64, std::max<int64_t>(1, count));
+    // The gpRtExternArg array, field by field at the struct's offsets.
+    static_assert(sizeof(gpRtExternArg) == 24 &&
+                      offsetof(gpRtExternArg, kind) == 8 &&
+                      offsetof(gpRtExternArg, isResult) == 20,
+                  "gpRtExternArg's layout is what the stores below assume");
+    int64_t infoBytes = sizeof(gpRtExternArg);
+    Value argInfo =
+        rt.stackSlot(loc, rt.i64, std::max<int64_t>(1, count) * infoBytes / 8);
     for (int64_t i = 0; i < count; ++i) {
       rt.store(loc, slots[i], rt.gep(loc, rt.ptrType, args, i));
-      rt.store(loc, rt.constI64(loc, sizes[i]),
-               rt.gep(loc, rt.i64, argSizes, i));
+      const gpRtExternArg &info = infos[i];
+      auto field = [&](int64_t offset) {
+        return rt.gep(loc, rt.i8, argInfo, i * infoBytes + offset);
+      };
+      rt.store(loc, rt.constI64(loc, info.bytes), field(0));
+      rt.store(loc, rt.constI32(loc, info.kind), field(8));
+      rt.store(loc, rt.constI32(loc, info.elementType), field(12));
+      rt.store(loc, rt.constI32(loc, info.rank), field(16));
+      rt.store(loc, rt.constI32(loc, info.isResult), field(20));
     }
+    state.externStatements.insert(externStatement(fallback));
     rt.callChecked(loc, "gpRtCallExtern",
                    {stream, rt.stringAddress(loc, fallback.getCallee()), args,
-                    argSizes, rt.constI32(loc, count)});
+                    argInfo, rt.constI32(loc, count)});
     SmallVector<Value> results;
     for (auto [result, slot] : llvm::zip(fallback.getResults(), resultSlots))
       results.push_back(rt.loadValue(loc, result.getType(), slot));

@@ -21,6 +21,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <set>
+
 namespace mlir::gp {
 
 /// Where the code of one lowered region goes, and the values it runs with.
@@ -73,6 +75,8 @@ public:
   /// Manifest contents, in lowering order.
   std::vector<ManifestPartition> partitions;
   std::string entriesManifest;
+  /// The manifest's `extern` lines: what each call's IR says of its extern.
+  std::set<std::string> externStatements;
   int64_t deviceArenaBytes = 0, hostArenaBytes = 0;
   /// Makes host kernel function names unique.
   unsigned uniqueCounter = 0;

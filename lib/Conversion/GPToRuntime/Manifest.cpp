@@ -1,8 +1,9 @@
 //===- Manifest.cpp - the artifact's gp_manifest string -------------------===//
 //
 // The manifest the runtime reads when it loads an artifact: target, arenas,
-// generators, device, policy defaults, partitions and entry signatures, as
-// one NUL-terminated `gp_manifest` global.
+// generators, device, policy defaults, partitions, what the IR states of each
+// extern it calls, and entry signatures, as one NUL-terminated `gp_manifest`
+// global.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,7 @@ using namespace mlir;
 using namespace mlir::gp;
 
 void GPToRuntimeState::emitManifest() {
-  std::string text = "graphpart-artifact 1\n";
+  std::string text = "graphpart-artifact 2\n";
   text +=
       std::string("target ") + (options.cudaTarget ? "cuda" : "host") + "\n";
   text += "arena " + std::to_string(deviceArenaBytes) + "\n";
@@ -40,6 +41,8 @@ void GPToRuntimeState::emitManifest() {
             (partition.capturable ? "capturable" : "eager") + " " +
             std::to_string(partition.numShapeSymbols) + " " +
             (partition.reasons.empty() ? "-" : partition.reasons) + "\n";
+  for (const std::string &statement : externStatements)
+    text += statement;
   text += entriesManifest;
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   text.push_back('\0');

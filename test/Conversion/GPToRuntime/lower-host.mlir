@@ -7,7 +7,7 @@
 // s0, and the size of %x, which the program leaves unnamed but the kernel's
 // parameters hold (gp-partition names it).
 
-// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 1\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 2 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
+// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 2\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 2 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
 // CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @gpRtProgramArena
 // Each buffer input's reach (0 when a size is 0) goes with its base, so
@@ -50,17 +50,33 @@ func.func @scale(%x: memref<?xf32, #cuda0>, %n: index) -> memref<?xf32, #cuda0> 
 // -----
 
 // Fallbacks call the extern registry with descriptors (results of static
-// shape placed in the arena by memory planning, like any buffer); copies
-// become gpRtCopy with their direction (2: program to host); the eager
-// partition's reasons reach the manifest.
+// shape placed in the arena by memory planning, like any buffer), each
+// described by a gpRtExternArg (bytes, kind, element type, rank, result);
+// the manifest states what the IR says of the extern (capturable, mutates
+// nothing, one fresh result, where it is called); copies become gpRtCopy
+// with their direction (2: program to host); the eager partition's reasons
+// reach the manifest.
 
 // CHECK-LABEL: @gp_manifest
-// CHECK-SAME: eager 0 device copy
+// CHECK-SAME: eager 0 device copy\0Aextern mylib::op capturable [] [-] {{[^\\]*}}lower-host.mlir:{{[0-9]+}}:8\0Aentry
 // CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
 // CHECK-NOT: call @gpRtAllocate
 // CHECK: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NOT: call @gpRtAllocate
-// CHECK: call @gpRtCallExtern
+// The operand: 40 bytes, a buffer (0) of f32 (0), rank 1, not a result.
+// CHECK: %[[INFO:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(40 : i64)
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[INFO]][0] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.store %[[BYTES]], %[[AT]] : i64
+// CHECK: %[[RANK:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[INFO]][16]
+// CHECK-NEXT: llvm.store %[[RANK]], %[[AT]] : i32
+// The result: the second entry, with isResult 1.
+// CHECK: llvm.getelementptr %[[INFO]][40]
+// CHECK: %[[RESULT:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[INFO]][44]
+// CHECK-NEXT: llvm.store %[[RESULT]], %[[AT]] : i32
+// CHECK: call @gpRtCallExtern(%{{.*}}, %{{.*}}, %{{.*}}, %[[INFO]], %{{.*}})
 // CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
 // CHECK: %[[KIND:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK: call @gpRtCopy(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[KIND]])
