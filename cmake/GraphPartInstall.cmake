@@ -3,7 +3,7 @@
 # gp-opt, gp-compile, the plugin, and lib/cmake/GraphPart/GraphPartConfig.cmake
 # (which finds MLIR and GraphPartRuntime too).
 include(GNUInstallDirs)
-include(CMakePackageConfigHelpers)
+include(${CMAKE_CURRENT_LIST_DIR}/GraphPartPackage.cmake)
 
 set(GP_EXPORTED_LIBRARIES GPDialect GPAnalysis GPTransforms GPImport
     GPConversion GPRuntimeConversion GPPipelines)
@@ -29,12 +29,4 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/gp-compile/gp-compile
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS GraphPartPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-set(GP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/GraphPart)
-install(EXPORT GraphPartTargets NAMESPACE GraphPart::
-  DESTINATION ${GP_CMAKE_DIR})
-configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/GraphPartConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/GraphPartConfig.cmake
-  INSTALL_DESTINATION ${GP_CMAKE_DIR})
-install(FILES ${PROJECT_BINARY_DIR}/GraphPartConfig.cmake
-  DESTINATION ${GP_CMAKE_DIR})
+graphpart_install_package(GraphPart GraphPartTargets)

@@ -3,7 +3,7 @@
 # with the imported targets GraphPart::Runtime and GraphPart::gp-run. Both
 # configurations install this; the runtime-only one installs nothing else.
 include(GNUInstallDirs)
-include(CMakePackageConfigHelpers)
+include(${CMAKE_CURRENT_LIST_DIR}/GraphPartPackage.cmake)
 
 set_target_properties(GPRuntime PROPERTIES EXPORT_NAME Runtime)
 set_target_properties(GPRuntime gp-run PROPERTIES
@@ -15,12 +15,4 @@ install(TARGETS GPRuntime gp-run EXPORT GraphPartRuntimeTargets
 install(FILES ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntime.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/GraphPart/Runtime)
 
-set(GP_RUNTIME_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/GraphPartRuntime)
-install(EXPORT GraphPartRuntimeTargets NAMESPACE GraphPart::
-  DESTINATION ${GP_RUNTIME_CMAKE_DIR})
-configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/GraphPartRuntimeConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/GraphPartRuntimeConfig.cmake
-  INSTALL_DESTINATION ${GP_RUNTIME_CMAKE_DIR})
-install(FILES ${PROJECT_BINARY_DIR}/GraphPartRuntimeConfig.cmake
-  DESTINATION ${GP_RUNTIME_CMAKE_DIR})
+graphpart_install_package(GraphPartRuntime GraphPartRuntimeTargets)

@@ -3,12 +3,12 @@
 #include "GraphPart/Analysis/CaptureSafety.h"
 
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Dialect/GP/IR/OpNames.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -49,19 +49,9 @@ OpRole mlir::gp::getOpRole(Operation *op) {
 
 std::optional<std::string>
 mlir::gp::findMalformedUnsafeOp(const std::vector<std::string> &unsafeOps) {
-  auto isIdentifier = [](StringRef name) {
-    return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
-           llvm::all_of(name, [](char c) {
-             return llvm::isAlnum(c) || c == '_';
-           });
-  };
-  for (const std::string &entry : unsafeOps) {
-    auto [qualified, overload] = StringRef(entry).split('.');
-    auto [ns, name] = qualified.split("::");
-    if (!isIdentifier(ns) || !isIdentifier(name) ||
-        (StringRef(entry).contains('.') && !isIdentifier(overload)))
+  for (const std::string &entry : unsafeOps)
+    if (!isQualifiedOpName(entry))
       return entry;
-  }
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Dialect/GP/IR/OpNames.h"
 #include "GPOpsUtils.h"
 
 #include "mlir/IR/OpImplementation.h"
@@ -137,12 +138,8 @@ StringRef FallbackOp::getOpName() {
 }
 
 LogicalResult FallbackOp::verify() {
-  // `ns::op` or `ns::op.overload`, each part an identifier.
   StringRef callee = getCallee();
-  auto [qualified, overload] = callee.split('.');
-  auto [ns, name] = qualified.split("::");
-  if (!isIdentifier(ns) || !isIdentifier(name) ||
-      (callee.contains('.') && !isIdentifier(overload)))
+  if (!isQualifiedOpName(callee))
     return emitOpError() << "name '" << callee
                          << "' must be 'namespace::op' or "
                             "'namespace::op.overload'";

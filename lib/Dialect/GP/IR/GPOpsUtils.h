@@ -1,7 +1,8 @@
 //===- GPOpsUtils.h - helpers shared by the gp op files ---------*- C++ -*-===//
 //
 // Verifier helpers that more than one gp op file needs (GPKernelOps.cpp,
-// GPSymIntRngOps.cpp); defined in GPOps.cpp. Private to lib/Dialect/GP/IR.
+// GPSymIntRngOps.cpp, OpNames.cpp); defined in GPOps.cpp. Private to
+// lib/Dialect/GP/IR.
 //
 //===----------------------------------------------------------------------===//
 
