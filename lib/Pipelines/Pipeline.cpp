@@ -39,6 +39,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   partition.minPartitionSize = options.minPartitionSize;
   partition.cudagraphOrError = options.cudagraphOrError;
   partition.report = options.report;
+  partition.dotFile = options.dotFile;
   pm.addPass(createGPPartitionPass(partition));
   if (options.fuse)
     pm.addPass(createGPFuseKernelsPass({options.report}));

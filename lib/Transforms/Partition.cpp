@@ -22,7 +22,8 @@
 
 #include <cstdlib>
 #include <memory>
-#include <mutex>
+#include <string>
+#include <vector>
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPPARTITIONPASS
@@ -60,6 +61,10 @@ struct GPPartitionPass
 
   void runOnOperation() override;
   LogicalResult partitionFunction(FunctionOpInterface func);
+
+  /// This run's picture of each partitioned function (dot-file), written
+  /// together once every function is partitioned.
+  std::vector<std::string> pictures;
 };
 } // namespace
 
@@ -71,9 +76,22 @@ static bool orErrorFromEnvironment() {
 void GPPartitionPass::runOnOperation() {
   SmallVector<FunctionOpInterface> funcs = collectFunctions(getOperation());
   bool failedAny = false;
+  pictures.clear();
   for (FunctionOpInterface func : funcs)
     if (failed(partitionFunction(func)))
       failedAny = true;
+  if (!failedAny && !dotFile.empty()) {
+    std::error_code error;
+    llvm::raw_fd_ostream out(dotFile, error);
+    if (error) {
+      emitError(getOperation()->getLoc())
+          << "gp-partition: cannot write dot-file '" << dotFile
+          << "': " << error.message();
+      failedAny = true;
+    } else {
+      writeProgramDot(out, pictures);
+    }
+  }
   if (!failedAny && !reportFile.empty() &&
       failed(writeJsonReport(getOperation(), "gp-partition", reportFile)))
     failedAny = true;
@@ -158,19 +176,10 @@ LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {
     writeReport(text);
   }
   if (!dotFile.empty()) {
-    // Functions may be partitioned in parallel: append one picture at a time.
-    static std::mutex dotMutex;
     std::string text;
     llvm::raw_string_ostream os(text);
-    writeDot(os, func, summaries);
-    std::lock_guard<std::mutex> lock(dotMutex);
-    std::error_code error;
-    llvm::raw_fd_ostream out(dotFile, error, llvm::sys::fs::OF_Append);
-    if (error) {
-      return func.emitError() << "gp-partition: cannot write dot-file '"
-                              << dotFile << "': " << error.message();
-    }
-    out << text;
+    writeFunctionDot(os, func, summaries, pictures.size());
+    pictures.push_back(std::move(text));
   }
   return success();
 }

@@ -46,13 +46,13 @@ static void printValues(llvm::raw_ostream &os, ValueRange values,
   }
 }
 
-void mlir::gp::partitioning::printReport(
-    llvm::raw_ostream &os, FunctionOpInterface func,
-    ArrayRef<PartitionSummary> summaries) {
+void mlir::gp::partitioning::printReport(llvm::raw_ostream &os,
+                                         FunctionOpInterface func,
+                                         ArrayRef<PartitionSummary> summaries) {
   unsigned capturable = llvm::count_if(
       summaries, [](PartitionSummary s) { return s.op.isCapturable(); });
-  os << "gp-partition: @" << func.getName() << ": Created "
-     << summaries.size() << " partitions: " << capturable << " capturable, "
+  os << "gp-partition: @" << func.getName() << ": Created " << summaries.size()
+     << " partitions: " << capturable << " capturable, "
      << summaries.size() - capturable << " eager\n";
   AsmState state(func);
   for (const PartitionSummary &summary : summaries) {
@@ -85,9 +85,19 @@ static std::string dotEscape(StringRef text) {
   return out;
 }
 
-void mlir::gp::partitioning::writeDot(llvm::raw_ostream &os,
-                                     FunctionOpInterface func,
-                                     ArrayRef<PartitionSummary> summaries) {
+void mlir::gp::partitioning::writeProgramDot(
+    llvm::raw_ostream &os, ArrayRef<std::string> functionPictures) {
+  os << "digraph \"program\" {\n"
+     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (const std::string &picture : functionPictures)
+    os << picture;
+  os << "}\n";
+}
+
+void mlir::gp::partitioning::writeFunctionDot(
+    llvm::raw_ostream &os, FunctionOpInterface func,
+    ArrayRef<PartitionSummary> summaries, unsigned functionIndex) {
+  std::string prefix = "f" + std::to_string(functionIndex) + "_";
   AsmState state(func);
   auto name = [&](Value value) {
     std::string text;
@@ -97,26 +107,29 @@ void mlir::gp::partitioning::writeDot(llvm::raw_ostream &os,
   };
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   llvm::DenseMap<Value, Operation *> producerOf; // partition result -> op
-  os << "digraph \"" << dotEscape(func.getName()) << "\" {\n"
-     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  os << "  subgraph cluster_" << prefix << "function {\n"
+     << "  style=rounded; color=gray40; label=\"@" << dotEscape(func.getName())
+     << "\";\n";
   for (BlockArgument arg : func.getArguments())
-    os << "  arg" << arg.getArgNumber() << " [shape=ellipse, label=\""
-       << dotEscape(name(arg)) << "\"];\n";
+    os << "  " << prefix << "arg" << arg.getArgNumber()
+       << " [shape=ellipse, label=\"" << dotEscape(name(arg)) << "\"];\n";
   for (const PartitionSummary &summary : summaries) {
     PartitionOp partition = summary.op;
     bool capturable = partition.isCapturable();
-    os << "  subgraph cluster_p" << partition.getPartitionId() << " {\n"
+    os << "  subgraph cluster_" << prefix << "p" << partition.getPartitionId()
+       << " {\n"
        << "    style=filled; color=" << (capturable ? "palegreen" : "orange")
        << ";\n    label=\"partition " << partition.getPartitionId() << ": "
        << stringifyPartitionKind(partition.getKind());
-    for (StringRef reason : partition.getReasons().getAsValueRange<StringAttr>())
+    for (StringRef reason :
+         partition.getReasons().getAsValueRange<StringAttr>())
       os << "\\n" << dotEscape(reason);
     os << "\";\n";
     for (Operation &op : partition.getBody().front().without_terminator()) {
       unsigned id = nodeOf.size();
       nodeOf[&op] = id;
-      os << "    n" << id << " [label=\"" << dotEscape(describeOp(&op))
-         << "\"];\n";
+      os << "    " << prefix << "n" << id << " [label=\""
+         << dotEscape(describeOp(&op)) << "\"];\n";
     }
     os << "  }\n";
     // A result's producer is the last op inside that makes or writes the
@@ -151,24 +164,24 @@ void mlir::gp::partitioning::writeDot(llvm::raw_ostream &os,
         std::string from;
         std::string label = name(operand);
         if (Operation *definer = operand.getDefiningOp()) {
-          from = "n" + std::to_string(nodeOf[definer]);
+          from = prefix + "n" + std::to_string(nodeOf[definer]);
         } else if (auto arg = dyn_cast<BlockArgument>(operand);
                    arg && arg.getOwner() == &body) {
           Value outer = partition.getInputs()[arg.getArgNumber()];
           label = name(outer);
           if (Operation *producer = producerOf.lookup(outer))
-            from = "n" + std::to_string(nodeOf[producer]);
+            from = prefix + "n" + std::to_string(nodeOf[producer]);
           else if (auto funcArg = dyn_cast<BlockArgument>(outer);
                    funcArg && funcArg.getOwner()->isEntryBlock() &&
                    funcArg.getOwner()->getParentOp() == func)
-            from = "arg" + std::to_string(funcArg.getArgNumber());
+            from = prefix + "arg" + std::to_string(funcArg.getArgNumber());
         }
         if (from.empty() || !isa<BaseMemRefType>(operand.getType()))
           continue;
-        os << "  " << from << " -> n" << nodeOf[&op] << " [label=\""
-           << dotEscape(label) << "\"];\n";
+        os << "  " << from << " -> " << prefix << "n" << nodeOf[&op]
+           << " [label=\"" << dotEscape(label) << "\"];\n";
       }
     }
   }
-  os << "}\n";
+  os << "  }\n";
 }

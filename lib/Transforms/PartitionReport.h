@@ -15,6 +15,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace mlir::gp::partitioning {
 
 /// One line per function, then one entry per partition: kind, reasons,
@@ -22,10 +24,19 @@ namespace mlir::gp::partitioning {
 void printReport(llvm::raw_ostream &os, FunctionOpInterface func,
                  ArrayRef<PartitionSummary> summaries);
 
-/// Partitions as clusters (green: capturable, orange: eager, with reasons),
-/// their ops as nodes, and edges labelled by the value that flows.
-void writeDot(llvm::raw_ostream &os, FunctionOpInterface func,
-              ArrayRef<PartitionSummary> summaries);
+/// One function's picture, a cluster of the program's picture: its
+/// partitions as clusters inside (green: capturable, orange: eager, with
+/// reasons), their ops as nodes, and edges labelled by the value that flows.
+/// Node names start with `f<functionIndex>_`, so the pictures of several
+/// functions share one graph.
+void writeFunctionDot(llvm::raw_ostream &os, FunctionOpInterface func,
+                      ArrayRef<PartitionSummary> summaries,
+                      unsigned functionIndex);
+
+/// The whole picture: one graph holding `functionPictures` (from
+/// writeFunctionDot), so `dot -Tsvg` renders every function.
+void writeProgramDot(llvm::raw_ostream &os,
+                     ArrayRef<std::string> functionPictures);
 
 } // namespace mlir::gp::partitioning
 

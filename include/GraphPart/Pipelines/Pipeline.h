@@ -59,6 +59,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("Write the partitions, planned buffers, frees and arenas "
                      "as JSON to this file after planning (docs/Reports.md)"),
       llvm::cl::init("")};
+  Option<std::string> dotFile{
+      *this, "dot-file",
+      llvm::cl::desc("Write the partitions as a Graphviz picture to this "
+                     "file, one cluster per function (gp-partition's "
+                     "dot-file)"),
+      llvm::cl::init("")};
   Option<bool> debug{
       *this, "debug",
       llvm::cl::desc("Check the memory plan with gp-verify-plan"),
