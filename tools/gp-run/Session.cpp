@@ -11,6 +11,7 @@
 
 #include "Diagnostics.h"
 #include "Inputs.h"
+#include "JsonReport.h"
 #include "Npy.h"
 
 #include "GraphPart/Runtime/GPRuntime.h"
@@ -26,6 +27,10 @@
 using namespace gp::run;
 
 namespace {
+
+/// Where the human-readable lines go: stdout, or stderr with --json (whose
+/// document alone is stdout).
+FILE *messages = stdout;
 
 /// A result brought back to the host.
 Array download(gpRtProgram *program, const std::vector<uint8_t> &storage,
@@ -226,14 +231,14 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
                 const char *gotName, const char *wantName) {
   int64_t mismatches = 0;
   if (got.size() != want.size()) {
-    std::printf("%s: %zu result(s), but %zu to compare with\n", what.c_str(),
+    std::fprintf(messages, "%s: %zu result(s), but %zu to compare with\n", what.c_str(),
                 got.size(), want.size());
     return 1;
   }
   for (size_t r = 0; r < got.size(); ++r) {
     if (got[r].shape != want[r].shape ||
         std::string(got[r].type->name) != want[r].type->name) {
-      std::printf("%s: result %zu: shapes or element types differ\n",
+      std::fprintf(messages, "%s: result %zu: shapes or element types differ\n",
                   what.c_str(), r);
       ++mismatches;
       continue;
@@ -248,7 +253,7 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
                                  want[r].data.data() + i * want[r].type->bytes,
                                  got[r].type->bytes) == 0;
       if (!same && mismatches++ == 0)
-        std::printf("%s: result %zu element %lld: %g (%s) vs %g (%s)\n",
+        std::fprintf(messages, "%s: result %zu element %lld: %g (%s) vs %g (%s)\n",
                     what.c_str(), r, static_cast<long long>(i), a, gotName, b,
                     wantName);
     }
@@ -294,12 +299,12 @@ void printEntries(gpRtArtifact *artifact) {
 
 void printPartitions(gpRtArtifact *artifact) {
   int32_t count = gpRtArtifactNumPartitions(artifact);
-  std::printf("partitions: %d (target %s)\n", count,
+  std::fprintf(messages, "partitions: %d (target %s)\n", count,
               gpRtArtifactTarget(artifact));
   for (int32_t i = 0; i < count; ++i) {
     gpRtPartitionInfo info;
     check(gpRtArtifactGetPartition(artifact, i, &info), "partition");
-    std::printf("  partition %d: %s, shape key of %d symbol(s)%s%s\n", i,
+    std::fprintf(messages, "  partition %d: %s, shape key of %d symbol(s)%s%s\n", i,
                 info.capturable ? "capturable" : "eager", info.numShapeSymbols,
                 info.capturable ? "" : ": ",
                 info.capturable ? "" : info.reasons);
@@ -364,8 +369,8 @@ void printReport(const Session &run, gpRtBackend backend,
 }
 
 /// --output: PATH itself for one result, PATH.N.npy for each of several.
-void writeResults(const std::string &output,
-                  const std::vector<Array> &results) {
+void writeResults(const std::string &output, const std::vector<Array> &results,
+                  std::vector<std::string> &written) {
   for (size_t i = 0; i < results.size(); ++i) {
     std::string file = output;
     if (results.size() > 1) {
@@ -377,7 +382,8 @@ void writeResults(const std::string &output,
     std::string error;
     if (!writeNpy(file, results[i], error))
       die(error);
-    std::printf("wrote %s\n", file.c_str());
+    written.push_back(file);
+    std::fprintf(messages, "wrote %s\n", file.c_str());
   }
 }
 
@@ -429,6 +435,7 @@ std::vector<std::string> withWeights(const Session &run,
 } // namespace
 
 int gp::run::runProgram(const RunOptions &options) {
+  messages = options.json ? stderr : stdout;
   for (const std::string &lib : options.externLibs)
     check(gpRtLoadExternLibrary(lib.c_str()), "--extern-lib");
 
@@ -506,6 +513,7 @@ int gp::run::runProgram(const RunOptions &options) {
   double p90 = micros[std::min(micros.size() - 1, micros.size() * 9 / 10)];
 
   int status = 0;
+  RunSummary summary;
   if (options.doCheck) {
     // Every check step runs the captured instance and an eager instance
     // (capture off) on the same values and compares: first the original
@@ -548,19 +556,20 @@ int gp::run::runProgram(const RunOptions &options) {
       if (int64_t mismatches =
               compare(got, expected, options.rtol, options.atol, what,
                       "captured", "eager")) {
-        std::printf("%s: %lld element(s) differ from the eager run\n",
+        std::fprintf(messages, "%s: %lld element(s) differ from the eager run\n",
                     what.c_str(), static_cast<long long>(mismatches));
         ++failed;
       }
     }
+    summary.check = {steps, failed};
     if (failed) {
-      std::printf("check: FAILED: %lld of %lld step(s) differ from the eager "
+      std::fprintf(messages, "check: FAILED: %lld of %lld step(s) differ from the eager "
                   "run\n",
                   static_cast<long long>(failed),
                   static_cast<long long>(steps));
       status = 1;
     } else {
-      std::printf("check: ok: %zu result(s) match the eager run in %lld "
+      std::fprintf(messages, "check: ok: %zu result(s) match the eager run in %lld "
                   "steps: the given inputs, %lld with fresh values in the "
                   "same buffers, 1 with fresh values at new addresses\n",
                   results.size(), static_cast<long long>(steps),
@@ -577,19 +586,38 @@ int gp::run::runProgram(const RunOptions &options) {
         die(error);
       references.push_back(std::move(reference));
     }
-    if (int64_t mismatches =
-            compare(results, references, options.rtol, options.atol,
-                    "expected output", "computed", "expected")) {
-      std::printf("expected output: FAILED: %lld element(s) differ\n",
+    int64_t mismatches = compare(results, references, options.rtol,
+                                 options.atol, "expected output", "computed",
+                                 "expected");
+    summary.expected = {static_cast<int64_t>(references.size()), mismatches};
+    if (mismatches) {
+      std::fprintf(messages, "expected output: FAILED: %lld element(s) differ\n",
                   static_cast<long long>(mismatches));
       status = 1;
     } else {
-      std::printf("expected output: ok: %zu result(s) match\n", results.size());
+      std::fprintf(messages, "expected output: ok: %zu result(s) match\n", results.size());
     }
   }
 
-  printReport(run, backend, options, median, p90, timed);
   if (!options.output.empty())
-    writeResults(options.output, results);
+    writeResults(options.output, results, summary.outputsWritten);
+  if (options.json) {
+    for (const Call &call : run.calls)
+      summary.entries.push_back(call.info.name);
+    summary.backend = gpRtBackendName(backend);
+    summary.warmup = options.warmup;
+    summary.iterations = options.iterations;
+    summary.rotate = options.rotate;
+    summary.micros = micros;
+    summary.timed = timed;
+    check(gpRtProgramGetStats(run.program, &summary.total), "stats");
+    check(gpRtArtifactGetArenaBytes(run.artifact, &summary.deviceArenaBytes,
+                                    &summary.hostArenaBytes),
+          "arena bytes");
+    summary.status = status;
+    printJsonReport(stdout, run.artifact, summary);
+  } else {
+    printReport(run, backend, options, median, p90, timed);
+  }
   return status;
 }

@@ -35,6 +35,9 @@ struct RunOptions {
   double rtol = 1e-5, atol = 1e-6;
   bool doCheck = false, printPartitions = false, noCapture = false,
        printEntries = false;
+  /// --json: the report as one JSON document on stdout (JsonReport.h);
+  /// other lines go to stderr.
+  bool json = false;
 };
 
 /// Runs the program `options` name and prints the report; returns the exit

@@ -70,6 +70,9 @@ void printUsage(FILE *out) {
       "                        values, from DIR/<entry>.weights\n"
       "  --print-partitions    print the partition table, and after the run\n"
       "                        how each captured partition binds its inputs\n"
+      "  --json                print the report as one JSON document (partitions,\n"
+      "                        latency percentiles, counters; docs/Reports.md);\n"
+      "                        other lines go to stderr\n"
       "  --print-entries       print each entry's arguments and results, an\n"
       "                        --input template per argument, and exit\n"
       "  --seed S              seed of random inputs (default 0)\n"
@@ -112,6 +115,7 @@ enum OptionCode {
   OptPrintEntries,
   OptSeed,
   OptWeights,
+  OptJson,
 };
 
 const option kOptions[] = {
@@ -120,6 +124,7 @@ const option kOptions[] = {
     {"list-backends", no_argument, nullptr, OptListBackends},
     {"entry", required_argument, nullptr, OptEntry},
     {"function", required_argument, nullptr, OptEntry},
+    {"json", no_argument, nullptr, OptJson},
     {"input", required_argument, nullptr, OptInput},
     {"backend", required_argument, nullptr, OptBackend},
     {"device", required_argument, nullptr, OptDevice},
@@ -320,6 +325,9 @@ static int run(int argc, char **argv) {
       break;
     case OptWeights:
       options.weightsDir = optarg;
+      break;
+    case OptJson:
+      options.json = true;
       break;
     }
   }
