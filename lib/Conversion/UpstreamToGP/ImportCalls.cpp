@@ -115,8 +115,9 @@ LogicalResult FunctionImporter::importCall(func::CallOp call) {
                       << "' has no schema (gp.mutates, gp.aliases, gp.tags):"
                       << " called as '" << name
                       << "', assumed to write and alias none of its "
-                         "operands, and captured unless the runtime's "
-                         "extern registry says it cannot be";
+                         "operands and to be capturable (an artifact whose "
+                         "extern registration says otherwise fails to load; "
+                         "tag it gp.tags = [\"cudagraph_unsafe\"] then)";
 
   for (Type type : call.getResultTypes())
     if (!isa<MemRefType>(type) && !isScalar(type))
