@@ -36,6 +36,26 @@ if _numpy_python:
 config.substitutions.append(
     ("%python", _numpy_python or shutil.which("python3") or "python3"))
 
+# The capture tests need a python3 with torch (Debian's python3-torch in CI):
+# `REQUIRES: torch`, run with %torch_python.
+def _python_with_torch():
+    for python in [shutil.which("python3"), "/usr/bin/python3"]:
+        if python and os.path.exists(python) and subprocess.run(
+                [python, "-c", "import torch, numpy"],
+                capture_output=True).returncode == 0:
+            return python
+    return None
+
+_torch_python = _python_with_torch()
+if _torch_python:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", _torch_python))
+# The graphpart Python package (python/graphpart), without installing it.
+config.substitutions.append(
+    ("%graphpart", "env PYTHONPATH=%s %s -m graphpart" % (
+        os.path.join(config.gp_src_root, "python"),
+        _numpy_python or shutil.which("python3") or "python3")))
+
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

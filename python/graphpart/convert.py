@@ -1,0 +1,742 @@
+"""A serialized PyTorch graph (format.py) to MLIR, without PyTorch: linalg
+on tensors in the form torch-mlir's linalg-on-tensors backend gives, which
+`gp-compile --bufferize` takes (upstream one-shot-bufferize, then gp-import).
+
+    python3 -m graphpart convert GRAPH_DIR -o model.mlir
+
+Tensors are f32 (other element types are refused by name). Weights and
+other constants become `arith.constant dense<...>` tensors; gp-compile
+--weights DIR turns the large ones into weight arguments. Custom ops become
+calls of private declarations carrying their schema (gp.mutates, gp.aliases,
+gp.tags), which gp-import makes `gp.fallback` ops. Anything not covered is a
+GraphError naming the op and, when the graph records it, the line of the
+user's Python source.
+"""
+import math
+import struct
+
+import numpy as np
+
+from .format import GraphError
+
+ELEMENT_TYPES = {"float32": "f32"}
+
+
+def tensor_type(shape, elem="f32"):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+
+
+def float_literal(value):
+    """An f32 literal MLIR reads back exactly (bit patterns for inf/nan)."""
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return "0x%08X" % bits
+    return "%.9e" % value
+
+
+def dims_map(rank, exprs):
+    names = ", ".join("d%d" % i for i in range(rank))
+    return "affine_map<(%s) -> (%s)>" % (names, ", ".join(exprs))
+
+
+def broadcast_shape(*shapes):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        sizes = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise ValueError("shapes %s do not broadcast" % (shapes,))
+        out.append(sizes.pop() if sizes else 1)
+    return out
+
+
+class Value:
+    def __init__(self, name, shape, sliced=False):
+        self.name, self.shape = name, list(shape)
+        # A tensor.extract_slice result: a strided view once bufferized,
+        # which gp reshapes only after a copy.
+        self.sliced = sliced
+
+    @property
+    def type(self):
+        return tensor_type(self.shape)
+
+
+class Converter:
+    def __init__(self, graph, constants, device):
+        self.graph, self.constants, self.device = graph, constants, device
+        self.lines, self.decls = [], {}
+        self.values = {}
+        self.counter = 0
+        self.node = None
+
+    # -- helpers ----------------------------------------------------------
+    def error(self, message):
+        where = ""
+        if self.node is not None:
+            where = "%s (node '%s'%s): " % (
+                self.node["op"], self.node["name"],
+                ", " + self.node["source"] if self.node.get("source") else "")
+        return GraphError(where + message)
+
+    def fresh(self, hint="v"):
+        self.counter += 1
+        return "%%%s%d" % (hint, self.counter)
+
+    def emit(self, text):
+        self.lines.append("  " + text)
+
+    def scalar(self, value):
+        name = self.fresh("c")
+        self.emit("%s = arith.constant %s : f32" % (name, float_literal(value)))
+        return name
+
+    def empty(self, shape):
+        name = self.fresh("empty")
+        self.emit("%s = tensor.empty() : %s" % (name, tensor_type(shape)))
+        return name
+
+    def filled(self, shape, value):
+        init, fill = self.empty(shape), self.fresh("fill")
+        self.emit("%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s" % (
+            fill, self.scalar(value), init, tensor_type(shape),
+            tensor_type(shape)))
+        return fill
+
+    def generic(self, out_shape, inputs, body, init=None, iterators=None,
+                out_map=None):
+        """A linalg.generic over the loops of `iterators` (default: the
+        output's dims, all parallel). `inputs` are (Value, map exprs);
+        `body(args, out)` returns the lines of the block and the yielded
+        name, given the block argument names."""
+        rank = len(iterators) if iterators else len(out_shape)
+        iterators = iterators or ["parallel"] * rank
+        if out_map is None:
+            out_map = ["d%d" % i for i in range(rank)]
+        maps = [dims_map(rank, exprs) for _, exprs in inputs]
+        maps.append(dims_map(rank, out_map))
+        init = init or self.empty(out_shape)
+        args = ["%%in%d" % i for i in range(len(inputs))]
+        block, result = body(args, "%out")
+        name = self.fresh("g")
+        ins = ""
+        if inputs:
+            ins = "ins(%s : %s) " % (", ".join(v.name for v, _ in inputs),
+                                     ", ".join(v.type for v, _ in inputs))
+        self.emit("%s = linalg.generic {indexing_maps = [%s], iterator_types"
+                  " = [%s]} %souts(%s : %s) {" % (
+                      name, ", ".join(maps),
+                      ", ".join('"%s"' % i for i in iterators), ins, init,
+                      tensor_type(out_shape)))
+        self.emit("^bb0(%s):" % ", ".join(
+            "%s: f32" % a for a in args + ["%out"]))
+        for line in block:
+            self.emit("  " + line)
+        self.emit("  linalg.yield %s : f32" % result)
+        self.emit("} -> %s" % tensor_type(out_shape))
+        return Value(name, out_shape)
+
+    def broadcast_map(self, shape, out_shape):
+        rank, offset = len(out_shape), len(out_shape) - len(shape)
+        return ["0" if size == 1 and out_shape[offset + i] != 1
+                else "d%d" % (offset + i) for i, size in enumerate(shape)]
+
+    def elementwise(self, operands, compute):
+        """`compute(names)` -> (lines, result) on scalars; operands are
+        Values or Python numbers, broadcast like PyTorch."""
+        tensors = [v for v in operands if isinstance(v, Value)]
+        try:
+            out_shape = broadcast_shape(*[v.shape for v in tensors])
+        except ValueError as error:
+            raise self.error(str(error))
+        constants = {}
+        for i, v in enumerate(operands):
+            if not isinstance(v, Value):
+                constants[i] = self.scalar(v)
+        inputs = [(v, self.broadcast_map(v.shape, out_shape)) for v in tensors]
+
+        def body(args, out):
+            it = iter(args)
+            names = [constants[i] if i in constants else next(it)
+                     for i in range(len(operands))]
+            return compute(names)
+        return self.generic(out_shape, inputs, body)
+
+    def reduce(self, x, dims, kind):
+        """Sum or max of `x` over `dims`; the result drops them."""
+        rank = len(x.shape)
+        dims = sorted({d % rank for d in dims}) if dims else list(range(rank))
+        kept = [i for i in range(rank) if i not in dims]
+        out_shape = [x.shape[i] for i in kept]
+        init = self.filled(out_shape, 0.0 if kind == "sum" else -math.inf)
+        op = "arith.addf" if kind == "sum" else "arith.maximumf"
+
+        def body(args, out):
+            return ["%%r = %s %s, %s : f32" % (op, args[0], out)], "%r"
+        return self.generic(
+            out_shape, [(x, ["d%d" % i for i in range(rank)])], body,
+            init=init,
+            iterators=["reduction" if i in dims else "parallel"
+                       for i in range(rank)],
+            out_map=["d%d" % i for i in kept])
+
+    def reshape(self, x, shape):
+        """`x` viewed as `shape` (same elements, row-major), through 1-D."""
+        shape = list(shape)
+        if shape == x.shape:
+            return x
+        if math.prod(shape) != math.prod(x.shape):
+            raise self.error("cannot view %s as %s" % (x.shape, shape))
+        if x.sliced:
+            x = self.generic(x.shape, [(x, ["d%d" % i for i in
+                                            range(len(x.shape))])],
+                             lambda a, o: ([], a[0]))
+        flat = x
+        if len(x.shape) != 1:
+            flat = Value(self.fresh("flat"), [math.prod(x.shape)])
+            if x.shape:
+                self.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
+                    flat.name, x.name, list(range(len(x.shape))), x.type,
+                    flat.type))
+            else:
+                self.emit("%s = tensor.expand_shape %s [] output_shape [1] : "
+                          "%s into %s" % (flat.name, x.name, x.type,
+                                          flat.type))
+        if len(shape) == 1:
+            return flat
+        out = Value(self.fresh("view"), shape)
+        if shape:
+            self.emit("%s = tensor.expand_shape %s [%s] output_shape %s : %s "
+                      "into %s" % (out.name, flat.name, list(range(len(shape))),
+                                   shape, flat.type, out.type))
+        else:
+            self.emit("%s = tensor.collapse_shape %s [] : %s into %s" % (
+                out.name, flat.name, flat.type, out.type))
+        return out
+
+    def keepdim(self, reduced, x_shape, dims):
+        rank = len(x_shape)
+        dims = {d % rank for d in dims} if dims else set(range(rank))
+        return self.reshape(reduced, [1 if i in dims else s
+                                      for i, s in enumerate(x_shape)])
+
+    def permute(self, x, perm):
+        rank = len(x.shape)
+        perm = [p % rank for p in perm]
+        out_shape = [x.shape[p] for p in perm]
+        inverse = [perm.index(j) for j in range(rank)]
+        return self.generic(out_shape, [(x, ["d%d" % i for i in inverse])],
+                            lambda a, o: ([], a[0]))
+
+    def matmul(self, a, b):
+        if len(a.shape) == 2 and len(b.shape) == 2:
+            op, shape = "linalg.matmul", [a.shape[0], b.shape[1]]
+            ok = a.shape[1] == b.shape[0]
+        elif len(a.shape) == 3 and len(b.shape) == 3:
+            op = "linalg.batch_matmul"
+            shape = [a.shape[0], a.shape[1], b.shape[2]]
+            ok = a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]
+        else:
+            ok = False
+        if not ok:
+            raise self.error("cannot multiply %s by %s" % (a.shape, b.shape))
+        zero, name = self.filled(shape, 0.0), self.fresh("mm")
+        self.emit("%s = %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+            name, op, a.name, b.name, a.type, b.type, zero,
+            tensor_type(shape), tensor_type(shape)))
+        return Value(name, shape)
+
+    # -- operands ---------------------------------------------------------
+    def value(self, arg):
+        if not (isinstance(arg, dict) and "node" in arg):
+            raise self.error("expected a tensor, got %r" % (arg,))
+        found = self.values.get(arg["node"])
+        if found is None:
+            raise self.error("uses '%s', which is not defined before it"
+                             % arg["node"])
+        if isinstance(found, list):
+            index = arg.get("index")
+            if index is None or not 0 <= index < len(found):
+                raise self.error("'%s' has %d results" % (arg["node"],
+                                                          len(found)))
+            found = found[index]
+        return found
+
+    def operand(self, arg):
+        """A tensor, or a Python number for a scalar operand."""
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return float(arg)
+        return self.value(arg)
+
+    # -- the program ------------------------------------------------------
+    def convert(self):
+        graph = self.graph
+        args = []
+        for entry in graph["inputs"]:
+            if entry.get("dtype") not in ELEMENT_TYPES:
+                raise GraphError("input '%s': element type %s is not "
+                                 "supported (f32 tensors only)"
+                                 % (entry["name"], entry.get("dtype")))
+            value = Value("%%a_%s" % entry["name"], entry["shape"])
+            self.values[entry["name"]] = value
+            args.append("%s: %s" % (value.name, value.type))
+        for name, array in self.constants.items():
+            if str(array.dtype) not in ELEMENT_TYPES:
+                raise GraphError("constant '%s': element type %s is not "
+                                 "supported (f32 tensors only)"
+                                 % (name, array.dtype))
+            value = Value(self.fresh("const"), list(array.shape))
+            data = np.ascontiguousarray(array, dtype=np.float32)
+            self.emit('%s = arith.constant dense<"0x%s"> : %s' % (
+                value.name, data.tobytes().hex().upper(), value.type))
+            self.values[name] = value
+        for node in graph["nodes"]:
+            self.node = node
+            self.values[node["name"]] = self.convert_node(node)
+        self.node = None
+        results = [self.value(out) for out in graph["outputs"]]
+        self.emit("return %s : %s" % (
+            ", ".join(r.name for r in results),
+            ", ".join(r.type for r in results)))
+        header = ["// Converted by graphpart from %s (%s)." % (
+            graph["name"], graph.get("producer", "unknown producer"))]
+        header += self.decls.values()
+        signature = "func.func @%s(%s) -> (%s) attributes " \
+                    "{gp.default_device = #gp.device<%s>} {" % (
+                        graph["name"], ", ".join(args),
+                        ", ".join(r.type for r in results), self.device)
+        return "\n".join(header + [signature] + self.lines + ["}"]) + "\n"
+
+    def convert_node(self, node):
+        op = node["op"]
+        args, kwargs = node.get("args", []), node.get("kwargs", {})
+        handler = OPS.get(op)
+        if handler is None:
+            if op in self.graph.get("custom_ops", {}):
+                return self.custom_op(node)
+            raise self.error("no conversion for this op")
+        for output in node.get("outputs", []):
+            if output.get("dtype") not in ELEMENT_TYPES:
+                raise self.error("result element type %s is not supported "
+                                 "(f32 tensors only)" % output.get("dtype"))
+        result = handler(self, args, kwargs)
+        expected = [o["shape"] for o in node.get("outputs", [])]
+        got = [v.shape for v in (result if isinstance(result, list)
+                                 else [result])]
+        if expected and got[:len(expected)] != expected:
+            raise self.error("converted to shapes %s, the graph says %s"
+                             % (got, expected))
+        return result
+
+    def later_users(self, name):
+        """Nodes after the current one, and outputs, that read `name`."""
+        def reads(arg):
+            if isinstance(arg, dict):
+                return arg.get("node") == name or any(
+                    reads(v) for v in arg.values())
+            if isinstance(arg, list):
+                return any(reads(v) for v in arg)
+            return False
+        nodes = self.graph["nodes"]
+        after = nodes[nodes.index(self.node) + 1:]
+        users = [n["name"] for n in after
+                 if reads(n.get("args")) or reads(n.get("kwargs"))]
+        if reads(self.graph["outputs"]):
+            users.append("the outputs")
+        return users
+
+    def custom_op(self, node):
+        schema = self.graph["custom_ops"][node["op"]]
+        # Tensors are values here: a write to an operand that is read again
+        # afterwards cannot be expressed, so it is refused rather than lost.
+        for index in schema.get("mutates", []):
+            arg = node.get("args", [])[index]
+            users = self.later_users(arg.get("node"))
+            if users or any(arg.get("node") == i["name"]
+                            for i in self.graph["inputs"]):
+                raise self.error(
+                    "mutates operand %d ('%s'), which %s: a mutated tensor "
+                    "may only be read through the op's results" % (
+                        index, arg.get("node"),
+                        "is a program input" if not users else
+                        "is read again by " + ", ".join(users)))
+        operands = [self.value(a) for a in node.get("args", [])
+                    if isinstance(a, dict) and "node" in a]
+        if len(operands) != len(node.get("args", [])):
+            raise self.error("custom ops take tensors only here")
+        outputs = node.get("outputs", [])
+        result_types = [tensor_type(o["shape"]) for o in outputs]
+        symbol = node["op"]
+        decl = ('func.func private @"%s"(%s) -> (%s)\n    attributes '
+                '{gp.op_name = "%s", gp.mutates = %s, gp.aliases = %s, '
+                'gp.tags = [%s]}' % (
+                    symbol, ", ".join(v.type for v in operands),
+                    ", ".join(result_types),
+                    node["op"] + "." + node.get("overload", "default"),
+                    list(schema.get("mutates", [])),
+                    [-1] * len(outputs),
+                    ", ".join('"%s"' % t for t in schema.get("tags", []))))
+        previous = self.decls.setdefault(symbol, decl)
+        if previous != decl:
+            raise self.error("called with another signature than before")
+        names = [self.fresh("call") for _ in outputs]
+        self.emit("%s = func.call @\"%s\"(%s) : (%s) -> (%s)" % (
+            ", ".join(names), symbol, ", ".join(v.name for v in operands),
+            ", ".join(v.type for v in operands), ", ".join(result_types)))
+        values = [Value(n, o["shape"]) for n, o in zip(names, outputs)]
+        return values if len(values) != 1 else values[0]
+
+
+# -- op conversions ---------------------------------------------------------
+
+def op2(op, n):
+    """The block computing `op` of two scalars."""
+    return ["%%r = %s %s, %s : f32" % (op, n[0], n[1])], "%r"
+
+
+def unary(compute):
+    def convert(c, args, kwargs):
+        return c.elementwise([c.operand(args[0])], compute)
+    return convert
+
+
+def binary(op):
+    def convert(c, args, kwargs):
+        a, b = c.operand(args[0]), c.operand(args[1])
+        alpha = kwargs.get("alpha", args[2] if len(args) > 2 else 1)
+        if alpha != 1:
+            b = c.elementwise([b, float(alpha)],
+                              lambda n: op2("arith.mulf", n))
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            raise c.error("needs a tensor operand")
+        return c.elementwise([a, b], lambda n: (
+            ["%%r = %s %s, %s : f32" % (op, n[0], n[1])], "%r"))
+    return convert
+
+
+def sigmoid_lines(x, r):
+    return ["%s_n = arith.negf %s : f32" % (r, x),
+            "%s_e = math.exp %s_n : f32" % (r, r),
+            "%s_one = arith.constant 1.000000000e+00 : f32" % r,
+            "%s_d = arith.addf %s_one, %s_e : f32" % (r, r, r),
+            "%s = arith.divf %s_one, %s_d : f32" % (r, r, r)]
+
+
+def erf_lines(x, r):
+    """erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), in arith and
+    math ops every target lowers."""
+    coefficients = [0.254829592, -0.284496736, 1.421413741, -1.453152027,
+                    1.061405429]
+    lines = ["%s_ax = math.absf %s : f32" % (r, x),
+             "%s_p = arith.constant 3.275911000e-01 : f32" % r,
+             "%s_one = arith.constant 1.000000000e+00 : f32" % r,
+             "%s_pt = arith.mulf %s_p, %s_ax : f32" % (r, r, r),
+             "%s_den = arith.addf %s_one, %s_pt : f32" % (r, r, r),
+             "%s_t = arith.divf %s_one, %s_den : f32" % (r, r, r)]
+    acc = None
+    for i, c in enumerate(reversed(coefficients)):
+        lines.append("%s_a%d = arith.constant %s : f32" % (r, i,
+                                                            float_literal(c)))
+        if acc is None:
+            acc = "%s_a%d" % (r, i)
+        else:
+            lines.append("%s_m%d = arith.mulf %s, %s_t : f32" % (r, i, acc, r))
+            lines.append("%s_s%d = arith.addf %s_m%d, %s_a%d : f32"
+                         % (r, i, r, i, r, i))
+            acc = "%s_s%d" % (r, i)
+    lines += ["%s_poly = arith.mulf %s, %s_t : f32" % (r, acc, r),
+              "%s_x2 = arith.mulf %s_ax, %s_ax : f32" % (r, r, r),
+              "%s_nx2 = arith.negf %s_x2 : f32" % (r, r),
+              "%s_ex = math.exp %s_nx2 : f32" % (r, r),
+              "%s_pe = arith.mulf %s_poly, %s_ex : f32" % (r, r, r),
+              "%s_y = arith.subf %s_one, %s_pe : f32" % (r, r, r),
+              "%s = math.copysign %s_y, %s : f32" % (r, r, x)]
+    return lines
+
+
+def gelu(c, args, kwargs):
+    approximate = kwargs.get("approximate", args[1] if len(args) > 1
+                             else "none")
+    if isinstance(approximate, dict):
+        approximate = approximate.get("enum", "none")
+
+    def compute(n):
+        x = n[0]
+        if approximate == "tanh":
+            lines = ["%k = arith.constant 7.978845608e-01 : f32",
+                     "%cubic = arith.constant 4.471499875e-02 : f32",
+                     "%x2 = arith.mulf " + x + ", " + x + " : f32",
+                     "%x3 = arith.mulf %x2, " + x + " : f32",
+                     "%cx3 = arith.mulf %cubic, %x3 : f32",
+                     "%in = arith.addf " + x + ", %cx3 : f32",
+                     "%arg = arith.mulf %k, %in : f32",
+                     "%th = math.tanh %arg : f32",
+                     "%one = arith.constant 1.000000000e+00 : f32",
+                     "%half = arith.constant 5.000000000e-01 : f32",
+                     "%op = arith.addf %one, %th : f32",
+                     "%hx = arith.mulf %half, " + x + " : f32",
+                     "%r = arith.mulf %hx, %op : f32"]
+            return lines, "%r"
+        lines = ["%rs2 = arith.constant 7.071067691e-01 : f32",
+                 "%xs = arith.mulf " + x + ", %rs2 : f32"]
+        lines += erf_lines("%xs", "%erf")
+        lines += ["%half = arith.constant 5.000000000e-01 : f32",
+                  "%op = arith.addf %erf_one, %erf : f32",
+                  "%hx = arith.mulf %half, " + x + " : f32",
+                  "%r = arith.mulf %hx, %op : f32"]
+        return lines, "%r"
+    return c.elementwise([c.operand(args[0])], compute)
+
+
+def dims_arg(arg, rank):
+    if arg is None or arg == []:
+        return list(range(rank))
+    return [d % rank for d in (arg if isinstance(arg, list) else [arg])]
+
+
+def reduction(kind, mean=False):
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        dims = dims_arg(args[1] if len(args) > 1 else kwargs.get("dim"),
+                        len(x.shape))
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        if "dtype" in kwargs and kwargs["dtype"] not in (None,
+                                                         {"dtype": "float32"}):
+            raise c.error("a dtype other than float32 is not supported")
+        r = c.reduce(x, dims, kind)
+        if mean:
+            count = math.prod(x.shape[d] for d in dims)
+            r = c.elementwise([r, float(count)], lambda n: op2("arith.divf", n))
+        return c.keepdim(r, x.shape, dims) if keep else r
+    return convert
+
+
+def softmax(log):
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        dim = args[1] % len(x.shape)
+        high = c.keepdim(c.reduce(x, [dim], "max"), x.shape, [dim])
+        shifted = c.elementwise([x, high], lambda n: op2("arith.subf", n))
+        e = c.elementwise([shifted], lambda n: (
+            ["%%r = math.exp %s : f32" % n[0]], "%r"))
+        total = c.keepdim(c.reduce(e, [dim], "sum"), x.shape, [dim])
+        if log:
+            return c.elementwise([shifted, total], lambda n: (
+                ["%%l = math.log %s : f32" % n[1],
+                 "%%r = arith.subf %s, %%l : f32" % n[0]], "%r"))
+        return c.elementwise([e, total], lambda n: op2("arith.divf", n))
+    return convert
+
+
+def native_layer_norm(c, args, kwargs):
+    x, normalized = c.value(args[0]), args[1]
+    weight = c.value(args[2]) if args[2] is not None else None
+    bias = c.value(args[3]) if args[3] is not None else None
+    eps = float(args[4])
+    rank = len(x.shape)
+    dims = list(range(rank - len(normalized), rank))
+    count = float(math.prod(x.shape[d] for d in dims))
+    divide = lambda n: op2("arith.divf", n)
+    mean = c.keepdim(c.elementwise([c.reduce(x, dims, "sum"), count], divide),
+                     x.shape, dims)
+    centered = c.elementwise([x, mean], lambda n: op2("arith.subf", n))
+    squared = c.elementwise([centered], lambda n: (
+        ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    var = c.elementwise([c.reduce(squared, dims, "sum"), count], divide)
+    rstd = c.keepdim(c.elementwise([var, eps], lambda n: (
+        ["%%s = arith.addf %s, %s : f32" % tuple(n),
+         "%r = math.rsqrt %s : f32"], "%r")), x.shape, dims)
+    y = c.elementwise([centered, rstd], lambda n: op2("arith.mulf", n))
+    if weight is not None:
+        y = c.elementwise([y, weight], lambda n: op2("arith.mulf", n))
+    if bias is not None:
+        y = c.elementwise([y, bias], lambda n: op2("arith.addf", n))
+    return [y, mean, rstd]
+
+
+def view(c, args, kwargs):
+    x = c.value(args[0])
+    shape = list(args[1])
+    if shape.count(-1) > 1:
+        raise c.error("more than one -1 in %s" % shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape[shape.index(-1)] = math.prod(x.shape) // max(known, 1)
+    return c.reshape(x, shape)
+
+
+def reshape_alias(c, args, kwargs):
+    """A view PyTorch found legal: on values, the logical elements in
+    row-major order, whatever strides the view has in memory."""
+    return c.reshape(c.value(args[0]), list(args[1]))
+
+
+def unsqueeze(c, args, kwargs):
+    x = c.value(args[0])
+    dim = args[1] % (len(x.shape) + 1)
+    return c.reshape(x, x.shape[:dim] + [1] + x.shape[dim:])
+
+
+def squeeze(c, args, kwargs):
+    x = c.value(args[0])
+    if len(args) > 1:
+        dims = dims_arg(args[1], len(x.shape))
+    else:
+        dims = list(range(len(x.shape)))
+    return c.reshape(x, [s for i, s in enumerate(x.shape)
+                         if not (i in dims and s == 1)])
+
+
+def transpose(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    a, b = (args[1] % rank, args[2] % rank) if len(args) > 2 else (0, 1)
+    perm = list(range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    return c.permute(x, perm)
+
+
+def expand(c, args, kwargs):
+    x = c.value(args[0])
+    sizes = list(args[1])
+    offset = len(sizes) - len(x.shape)
+    shape = [x.shape[i - offset] if s == -1 else s
+             for i, s in enumerate(sizes)]
+    return c.generic(shape, [(x, c.broadcast_map(x.shape, shape))],
+                     lambda a, o: ([], a[0]))
+
+
+def slice_op(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dim = (args[1] if len(args) > 1 else 0) % rank
+    size = x.shape[dim]
+    start = args[2] if len(args) > 2 and args[2] is not None else 0
+    end = args[3] if len(args) > 3 and args[3] is not None else size
+    step = args[4] if len(args) > 4 else 1
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(start, min(size, end + size if end < 0 else end))
+    count = (end - start + step - 1) // step
+    offsets, sizes, strides = [0] * rank, list(x.shape), [1] * rank
+    offsets[dim], sizes[dim], strides[dim] = start, count, step
+    out = Value(c.fresh("slice"), sizes, sliced=True)
+    c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+        out.name, x.name, offsets, sizes, strides, x.type, out.type))
+    return out
+
+
+def select(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dim, index = args[1] % rank, args[2]
+    index = index + x.shape[dim] if index < 0 else index
+    if not 0 <= index < x.shape[dim]:
+        raise c.error("index %d out of range for size %d"
+                      % (args[2], x.shape[dim]))
+    offsets, sizes = [0] * rank, list(x.shape)
+    offsets[dim], sizes[dim] = index, 1
+    out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
+                sliced=True)
+    c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+        out.name, x.name, offsets, sizes, [1] * rank, x.type, out.type))
+    return out
+
+
+def cat(c, args, kwargs):
+    tensors = [c.value(a) for a in args[0]]
+    dim = (args[1] if len(args) > 1 else kwargs.get("dim", 0))
+    rank = len(tensors[0].shape)
+    dim %= rank
+    shape = list(tensors[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    current, offset = c.empty(shape), 0
+    for t in tensors:
+        offsets = [0] * rank
+        offsets[dim] = offset
+        name = c.fresh("cat")
+        c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
+            name, t.name, current, offsets, t.shape, [1] * rank, t.type,
+            tensor_type(shape)))
+        current, offset = name, offset + t.shape[dim]
+    return Value(current, shape)
+
+
+def addmm(c, args, kwargs):
+    bias, a, b = (c.value(x) for x in args[:3])
+    if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1:
+        raise c.error("beta and alpha other than 1 are not supported")
+    return c.elementwise([c.matmul(a, b), bias], lambda n: op2("arith.addf", n))
+
+
+def identity(c, args, kwargs):
+    return c.value(args[0])
+
+
+def pow_scalar(c, args, kwargs):
+    x, exponent = c.value(args[0]), args[1]
+    if exponent == 2:
+        return c.elementwise([x], lambda n: (
+            ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    return c.elementwise([x, float(exponent)], lambda n: op2("math.powf", n))
+
+
+OPS = {
+    "aten::add": binary("arith.addf"),
+    "aten::sub": binary("arith.subf"),
+    "aten::mul": binary("arith.mulf"),
+    "aten::div": binary("arith.divf"),
+    "aten::maximum": binary("arith.maximumf"),
+    "aten::minimum": binary("arith.minimumf"),
+    "aten::neg": unary(lambda n: (["%%r = arith.negf %s : f32" % n[0]], "%r")),
+    "aten::relu": unary(lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%r = arith.maximumf %s, %%zero : f32" % n[0]], "%r")),
+    "aten::exp": unary(lambda n: (["%%r = math.exp %s : f32" % n[0]], "%r")),
+    "aten::log": unary(lambda n: (["%%r = math.log %s : f32" % n[0]], "%r")),
+    "aten::tanh": unary(lambda n: (["%%r = math.tanh %s : f32" % n[0]], "%r")),
+    "aten::sqrt": unary(lambda n: (["%%r = math.sqrt %s : f32" % n[0]], "%r")),
+    "aten::rsqrt": unary(lambda n: (["%%r = math.rsqrt %s : f32" % n[0]],
+                                    "%r")),
+    "aten::abs": unary(lambda n: (["%%r = math.absf %s : f32" % n[0]], "%r")),
+    "aten::sigmoid": unary(lambda n: (sigmoid_lines(n[0], "%r"), "%r")),
+    "aten::silu": unary(lambda n: (
+        sigmoid_lines(n[0], "%s") + ["%%r = arith.mulf %s, %%s : f32" % n[0]],
+        "%r")),
+    "aten::gelu": gelu,
+    "aten::pow": pow_scalar,
+    "aten::sum": reduction("sum"),
+    "aten::mean": reduction("sum", mean=True),
+    "aten::amax": reduction("max"),
+    "aten::_softmax": softmax(log=False),
+    "aten::softmax": softmax(log=False),
+    "aten::_log_softmax": softmax(log=True),
+    "aten::log_softmax": softmax(log=True),
+    "aten::native_layer_norm": native_layer_norm,
+    "aten::mm": lambda c, a, k: c.matmul(c.value(a[0]), c.value(a[1])),
+    "aten::bmm": lambda c, a, k: c.matmul(c.value(a[0]), c.value(a[1])),
+    "aten::addmm": addmm,
+    "aten::t": transpose,
+    "aten::transpose": transpose,
+    "aten::permute": lambda c, a, k: c.permute(c.value(a[0]), list(a[1])),
+    "aten::view": view,
+    "aten::reshape": view,
+    "aten::_unsafe_view": view,
+    "aten::_reshape_alias": reshape_alias,
+    "aten::unsqueeze": unsqueeze,
+    "aten::squeeze": squeeze,
+    "aten::expand": expand,
+    "aten::slice": slice_op,
+    "aten::select": select,
+    "aten::cat": cat,
+    "aten::clone": identity,
+    "aten::detach": identity,
+    "aten::alias": identity,
+    "aten::contiguous": identity,
+}
+
+
+def convert(graph, constants, device="cuda:0"):
+    """The MLIR text of `graph`'s function (see the module comment)."""
+    return Converter(graph, constants, device).convert()

@@ -1,0 +1,88 @@
+"""The serialized graph: a directory holding `graph.json` and the tensors it
+names as `.npy` files. Reading and writing it needs numpy only.
+
+graph.json, format "graphpart-graph" version 1:
+
+  {"format": "graphpart-graph", "version": 1, "name": "mlp",
+   "producer": "torch 1.13 make_fx",
+   "inputs":    [{"name": "x", "shape": [4, 32], "dtype": "float32",
+                  "device": "cpu"}],
+   "constants": [{"name": "w0", "shape": [...], "dtype": "float32",
+                  "file": "constants/w0.npy"}],
+   "nodes":     [{"name": "addmm", "op": "aten::addmm", "overload": "default",
+                  "args": [...], "kwargs": {...},
+                  "outputs": [{"shape": [...], "dtype": "float32"}],
+                  "source": "model.py:12"}],
+   "outputs":   [{"node": "addmm"}],
+   "custom_ops": {"mylib::op": {"mutates": [0], "tags": ["cudagraph_unsafe"]}}}
+
+An argument is a JSON value: {"node": NAME} (a value of a node, input or
+constant; with "index": i for the i-th of several results), a number, a
+boolean, null, a list of arguments, {"dtype": "float32"}, {"device": "cpu"}
+or {"enum": TEXT} for other constants such as memory formats.
+"""
+import json
+import os
+
+import numpy as np
+
+FORMAT = "graphpart-graph"
+VERSION = 1
+
+
+class GraphError(Exception):
+    """A graph that cannot be read or converted; the message says why."""
+
+
+def save(graph, directory, constants):
+    """Writes `graph` (a dict as above, without constant files) and the
+    arrays of `constants` (name -> numpy array) to `directory`."""
+    os.makedirs(os.path.join(directory, "constants"), exist_ok=True)
+    graph = dict(graph)
+    graph["format"], graph["version"] = FORMAT, VERSION
+    entries = []
+    for name, array in constants.items():
+        array = np.ascontiguousarray(array)
+        path = os.path.join("constants", name + ".npy")
+        np.save(os.path.join(directory, path), array)
+        entries.append({"name": name, "shape": list(array.shape),
+                        "dtype": str(array.dtype), "file": path})
+    graph["constants"] = entries
+    with open(os.path.join(directory, "graph.json"), "w") as f:
+        json.dump(graph, f, indent=1)
+        f.write("\n")
+
+
+def load(directory):
+    """Reads a saved graph: (graph dict, name -> numpy array of each
+    constant). Raises GraphError naming what is wrong."""
+    path = os.path.join(directory, "graph.json")
+    try:
+        with open(path) as f:
+            graph = json.load(f)
+    except OSError as error:
+        raise GraphError(f"cannot read {path}: {error.strerror}")
+    except json.JSONDecodeError as error:
+        raise GraphError(f"{path}: not JSON: {error}")
+    if graph.get("format") != FORMAT:
+        raise GraphError(f"{path}: not a {FORMAT} file")
+    if graph.get("version") != VERSION:
+        raise GraphError(f"{path}: version {graph.get('version')}; this "
+                         f"converter reads version {VERSION}")
+    for key in ("name", "inputs", "nodes", "outputs"):
+        if key not in graph:
+            raise GraphError(f"{path}: no '{key}'")
+    constants = {}
+    for entry in graph.get("constants", []):
+        file = os.path.join(directory, entry["file"])
+        try:
+            array = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise GraphError(f"{path}: constant '{entry['name']}': cannot "
+                             f"read {file}: {error}")
+        if list(array.shape) != list(entry["shape"]):
+            raise GraphError(f"{path}: constant '{entry['name']}': {file} "
+                             f"has shape {list(array.shape)}, the graph says "
+                             f"{entry['shape']}")
+        constants[entry["name"]] = array
+    return graph, constants

@@ -1,0 +1,72 @@
+"""Converts saved PyTorch graphs with graphpart (no torch), compiles them
+with gp-compile --bufferize and runs them with gp-run --check against the
+outputs PyTorch saved next to them (DIR/<name>.expected.<i>.npy, inputs
+DIR/<name>.input.<i>.npy). Prints "ok NAME" or "FAILED NAME: why" per graph
+and exits 1 when any failed.
+
+    check_graphs.py DIR WORK NAME... --gp-compile PATH --gp-run PATH
+                    [--gp-run-arg ARG]...
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+package = os.path.join(here, "..", "..", "..", "python")
+
+parser = argparse.ArgumentParser()
+parser.add_argument("graphs")
+parser.add_argument("work")
+parser.add_argument("names", nargs="+")
+parser.add_argument("--gp-compile", default="gp-compile")
+parser.add_argument("--gp-run", default="gp-run")
+parser.add_argument("--gp-run-arg", action="append", default=[])
+args = parser.parse_args()
+os.makedirs(args.work, exist_ok=True)
+
+
+def run(command):
+    done = subprocess.run(command, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=package))
+    return done.returncode, done.stdout + done.stderr
+
+
+failed = 0
+for name in args.names:
+    source = os.path.join(args.graphs, name)
+    mlir = os.path.join(args.work, name + ".mlir")
+    artifact = os.path.join(args.work, name + ".so")
+    weights = os.path.join(args.work, name + ".weights")
+    steps = [
+        [sys.executable, "-m", "graphpart", "convert", source, "-o", mlir],
+        [args.gp_compile, mlir, "--bufferize", "--weights", weights, "-o",
+         artifact],
+    ]
+    run_command = [args.gp_run, artifact, "--weights", weights, "--check",
+                   "--rtol", "1e-4", "--atol", "1e-5"] + args.gp_run_arg
+    for path in sorted(glob.glob(os.path.join(args.graphs,
+                                              name + ".input.*.npy"))):
+        run_command += ["--input", "@" + path]
+    for path in sorted(glob.glob(os.path.join(args.graphs,
+                                              name + ".expected.*.npy"))):
+        run_command += ["--expected-output", "@" + path]
+    steps.append(run_command)
+    for step in steps:
+        status, output = run(step)
+        if status != 0:
+            print("FAILED %s: %s exited %d:\n%s" % (name, os.path.basename(step[0])
+                  if step[0] != sys.executable else "graphpart convert",
+                  status, output))
+            failed += 1
+            break
+    else:
+        if "expected output: ok" not in output or "check: ok" not in output:
+            print("FAILED %s: gp-run did not report both checks:\n%s"
+                  % (name, output))
+            failed += 1
+        else:
+            print("ok %s" % name)
+print("graphs: %d failure(s)" % failed)
+sys.exit(1 if failed else 0)

@@ -1,0 +1,122 @@
+"""PyTorch programs captured with graphpart.capture (make_fx), each saved as
+OUT/<name>/ (graph.json, constants/), with its example input as
+OUT/<name>.input.<i>.npy and PyTorch's outputs as OUT/<name>.expected.<i>.npy.
+
+    python3 programs.py OUT [NAME ...]
+
+The custom op mylib::op1 is the examples' extern (examples/externs/mylib.cpp):
+a = t; t = t with its two halves swapped; b = t, mutating t.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "python"))
+import graphpart  # noqa: E402
+
+_lib = torch.library.Library("mylib", "DEF")
+_lib.define("op1(Tensor(a!) t) -> (Tensor, Tensor)")
+
+
+def _op1(t):
+    a = t.clone()
+    half = t.shape[0] // 2
+    t.copy_(torch.cat([t[half:], t[:half]]))
+    return a, t.clone()
+
+
+_lib.impl("op1", _op1, "CPU")
+
+
+class MlpCustomOp(torch.nn.Module):
+    """Linear -> ReLU -> mylib::op1 (mutating its input) -> Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(6, 8)
+        self.fc2 = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = torch.relu(self.fc1(x)).reshape(8)
+        a, b = torch.ops.mylib.op1(h.clone())
+        return self.fc2((2 * a + b).reshape(1, 8))
+
+
+class Block(torch.nn.Module):
+    """A transformer block: one-head attention, layer norms, a GELU MLP."""
+
+    def __init__(self, width=16, hidden=32):
+        super().__init__()
+        self.q = torch.nn.Linear(width, width)
+        self.k = torch.nn.Linear(width, width)
+        self.v = torch.nn.Linear(width, width)
+        self.norm1 = torch.nn.LayerNorm(width)
+        self.norm2 = torch.nn.LayerNorm(width)
+        self.up = torch.nn.Linear(width, hidden)
+        self.down = torch.nn.Linear(hidden, width)
+
+    def forward(self, x):
+        h = self.norm1(x)
+        q, k, v = self.q(h), self.k(h), self.v(h)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / 4.0
+        x = x + torch.matmul(torch.softmax(scores, dim=-1), v)
+        h = self.norm2(x)
+        return x + self.down(torch.nn.functional.gelu(self.up(h)))
+
+
+def views(x, y):
+    """Views, slices, concatenation and the other pointwise and reduction
+    ops, without weights."""
+    t = x.permute(2, 0, 1).reshape(4, 6)
+    u = torch.cat([t[:, 1:4], y.t()[0:4:1, :].unsqueeze(0).squeeze(0)], dim=1)
+    s = u.select(1, 2).unsqueeze(1).expand(4, 5)
+    z = torch.sigmoid(u[:, :5]) * torch.tanh(s) - torch.nn.functional.silu(u - s)
+    w = torch.log_softmax(z, dim=0) + torch.rsqrt(torch.exp(z) + 1.0).pow(2)
+    m = torch.amax(w, dim=1, keepdim=True) - w.mean(dim=0)
+    return torch.sqrt(torch.abs(m)) + (-w) / 3.0, m.sum()
+
+
+def batched(x, y):
+    """bmm, tanh-approximated GELU, log, maximum/minimum, view."""
+    p = torch.bmm(x, y)
+    g = torch.nn.functional.gelu(p, approximate="tanh")
+    q = torch.maximum(torch.log(torch.abs(p) + 1.0), torch.minimum(g, p))
+    return torch.softmax(q.view(6, 5), dim=0), x.view(2, 12).sum(dim=0)
+
+
+def programs():
+    torch.manual_seed(7)
+    return {
+        "mlp_custom_op": (MlpCustomOp(), [torch.randn(1, 6)]),
+        "block": (Block(), [torch.randn(5, 16)]),
+        "views": (views, [torch.randn(2, 3, 4), torch.randn(2, 4)]),
+        "batched": (batched, [torch.randn(2, 3, 4), torch.randn(2, 4, 5)]),
+    }
+
+
+def main():
+    out = sys.argv[1]
+    wanted = sys.argv[2:]
+    os.makedirs(out, exist_ok=True)
+    for name, (fn, inputs) in programs().items():
+        if wanted and name not in wanted:
+            continue
+        graphpart.capture(fn, [i.clone() for i in inputs],
+                          os.path.join(out, name), name=name)
+        with torch.no_grad():
+            results = fn(*[i.clone() for i in inputs])
+        results = results if isinstance(results, tuple) else (results,)
+        for i, value in enumerate(inputs):
+            np.save(os.path.join(out, "%s.input.%d.npy" % (name, i)),
+                    value.numpy())
+        for i, value in enumerate(results):
+            np.save(os.path.join(out, "%s.expected.%d.npy" % (name, i)),
+                    value.detach().numpy())
+        print("captured", name)
+
+
+if __name__ == "__main__":
+    main()
