@@ -50,6 +50,9 @@ _torch_python = _python_with_torch()
 if _torch_python:
     config.available_features.add("torch")
     config.substitutions.append(("%torch_python", _torch_python))
+config.substitutions.append(
+    ("%gp_runtime_library",
+     os.path.join(config.gp_obj_root, "lib", "libgpruntime.so")))
 # The graphpart Python package (python/graphpart), without installing it.
 config.substitutions.append(
     ("%graphpart", "env PYTHONPATH=%s %s -m graphpart" % (

@@ -3,6 +3,7 @@ torch), convert them to MLIR without torch (convert.py), read and write the
 serialized graphs (format.py)."""
 from .format import GraphError, load, save  # noqa: F401
 from .convert import convert  # noqa: F401
+from .runtime import load  # noqa: F401
 
 
 def capture(fn, example_inputs, directory, name=None):

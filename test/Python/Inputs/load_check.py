@@ -1,0 +1,82 @@
+"""graphpart.load on the host backend with torch CPU tensors, against
+PyTorch eager (and numpy for the weight-argument MLP), with fresh inputs on
+every call; then the errors a caller can hit.
+
+    load_check.py RUNTIME_LIBRARY CONVERTED_DIR UPSTREAM_MLP_SO MLP_WEIGHTS
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "..", "Runtime", "E2E", "Inputs",
+                                "upstream"))
+import graphpart  # noqa: E402
+import programs  # noqa: E402
+from models import weights  # noqa: E402
+
+runtime, converted, mlp_so, mlp_weights = sys.argv[1:5]
+torch.manual_seed(3)
+failures = 0
+
+
+def check(label, got, want, rtol=1e-4, atol=1e-5):
+    global failures
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    ok = len(got) == len(want) and all(
+        g.shape == w.shape and torch.allclose(g, w, rtol=rtol, atol=atol)
+        for g, w in zip(got, want))
+    failures += not ok
+    print("%s %s" % ("ok" if ok else "FAILED", label))
+
+
+table = programs.programs()
+for name, shapes in (("block", [(5, 16)]), ("views", [(2, 3, 4), (2, 4)]),
+                     ("batched", [(2, 3, 4), (2, 4, 5)])):
+    fn = table[name][0]
+    model = graphpart.load(os.path.join(converted, name + ".so"),
+                           backend="host", runtime_library=runtime)
+    for step in range(3):
+        inputs = [torch.randn(*s) for s in shapes]
+        with torch.no_grad():
+            want = fn(*[i.clone() for i in inputs])
+        check("%s call %d" % (name, step), model(*inputs), want)
+
+# A transposed (non-contiguous) argument: entries take row-major layouts,
+# so it is copied first and the result matches PyTorch's on the same view.
+block = graphpart.load(os.path.join(converted, "block.so"), backend="host",
+                       runtime_library=runtime)
+x = torch.randn(16, 5).t()
+with torch.no_grad():
+    check("block on a transposed view", block(x), table["block"][0](x))
+
+# Weight arguments (gp-compile --weights) and a dynamic batch.
+mlp = graphpart.load(mlp_so, backend="host", weights=mlp_weights,
+                     runtime_library=runtime)
+w1, b1 = weights("w1", (64, 32)), weights("b1", (64,))
+w2, b2 = weights("w2", (16, 64)), weights("b2", (16,))
+for batch in (1, 7, 3):
+    x = np.random.default_rng(batch).standard_normal((batch, 32)) \
+        .astype(np.float32)
+    want = np.maximum(x @ w1.T + b1, 0) @ w2.T + b2
+    check("mlp batch %d" % batch, mlp.entry("mlp")(torch.from_numpy(x)),
+          torch.from_numpy(want.astype(np.float32)))
+
+for label, call in (
+        ("count", lambda: block()),
+        ("dtype", lambda: block(torch.zeros(5, 16, dtype=torch.float64))),
+        ("shape", lambda: block(torch.zeros(4, 16))),
+        ("entry", lambda: block.entry("nope"))):
+    try:
+        call()
+        print("FAILED no error for %s" % label)
+        failures += 1
+    except graphpart.GraphError as error:
+        print("error %s: %s" % (label, error))
+print("load: %d failure(s)" % failures)
+sys.exit(1 if failures else 0)
