@@ -1,9 +1,12 @@
 """GraphPart from Python: capture PyTorch programs (torch_capture.py, needs
 torch), convert them to MLIR without torch (convert.py), read and write the
-serialized graphs (format.py)."""
-from .format import GraphError, load, save  # noqa: F401
+serialized graphs (format.py: load_graph, save_graph), run artifacts on
+torch tensors (runtime.py: load) and do it all in one call (compiler.py:
+compile)."""
+from .format import GraphError, load as load_graph, save as save_graph  # noqa: F401
 from .convert import convert  # noqa: F401
 from .runtime import load  # noqa: F401
+from .compiler import compile  # noqa: F401,A001
 
 
 def capture(fn, example_inputs, directory, name=None):

@@ -67,6 +67,16 @@ for batch in (1, 7, 3):
     check("mlp batch %d" % batch, mlp.entry("mlp")(torch.from_numpy(x)),
           torch.from_numpy(want.astype(np.float32)))
 
+# graphpart.compile: capture, convert, gp-compile and load in one call.
+compiled = graphpart.compile(table["block"][0], [torch.randn(5, 16)],
+                             target="host", name="block_compiled",
+                             gp_compile=os.environ["GP_COMPILE"],
+                             runtime_library=runtime)
+for step in range(2):
+    x = torch.randn(5, 16)
+    with torch.no_grad():
+        check("compile call %d" % step, compiled(x), table["block"][0](x))
+
 for label, call in (
         ("count", lambda: block()),
         ("dtype", lambda: block(torch.zeros(5, 16, dtype=torch.float64))),

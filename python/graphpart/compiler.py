@@ -1,0 +1,60 @@
+"""graphpart.compile: capture, convert, gp-compile and load in one call,
+where the compiler tools are installed.
+
+    model = graphpart.compile(module, [torch.randn(4, 32)], target="host")
+    y = model(x)
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from .convert import convert
+from .format import GraphError, load as load_graph
+from .runtime import load
+
+
+def _tool(name, given):
+    path = given or os.environ.get("GRAPHPART_" + name.upper().replace(
+        "-", "_")) or shutil.which(name)
+    if not path:
+        raise GraphError("cannot find %s: put it on PATH, set GRAPHPART_%s "
+                         "or pass it" % (name, name.upper().replace("-", "_")))
+    return path
+
+
+def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
+            pipeline_options="", gp_compile=None, runtime_library=None):
+    """Captures `fn(*example_inputs)`, converts it, compiles it for
+    `target` (host or cuda) and loads it. The intermediate files stay in
+    `work_dir` when one is given (else a temporary directory, removed)."""
+    from .torch_capture import capture
+    if target not in ("host", "cuda"):
+        raise GraphError("target must be host or cuda, got %r" % target)
+    compiler = _tool("gp-compile", gp_compile)
+    keep = work_dir is not None
+    work = work_dir or tempfile.mkdtemp(prefix="graphpart-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        graph_dir = os.path.join(work, "graph")
+        graph = capture(fn, example_inputs, graph_dir, name)
+        program = os.path.join(work, graph["name"] + ".mlir")
+        graph, constants = load_graph(graph_dir)
+        with open(program, "w") as f:
+            # cuda:0 on both targets: the host backend runs a program's
+            # cuda buffers in host memory, captured like on the GPU.
+            f.write(convert(graph, constants, "cuda:0"))
+        artifact = os.path.join(work, graph["name"] + ".so")
+        weights = os.path.join(work, "weights")
+        command = [compiler, program, "--bufferize", "--target", target,
+                   "--weights", weights, "-o", artifact]
+        if pipeline_options:
+            command += ["-p", pipeline_options]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise GraphError("gp-compile failed:\n" + done.stderr)
+        return load(artifact, backend=target, weights=weights,
+                    runtime_library=runtime_library)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
