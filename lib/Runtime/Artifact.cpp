@@ -21,6 +21,7 @@
 //          - when fresh>] <location>   what the IR states of an extern
 //   entry <name> <#args> <#results>
 //   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
+//          [strided]            (without it: row-major, checked per call)
 //   arg|result index
 //
 //===----------------------------------------------------------------------===//
@@ -77,6 +78,14 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   if (!line)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest: truncated line '" + text + "'");
+  std::string layout;
+  if (line >> layout) {
+    if (layout != "strided")
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "artifact manifest: unknown layout '" + layout + "' in '" +
+                      text + "'");
+    value.strided = true;
+  }
   return GP_RT_SUCCESS;
 }
 

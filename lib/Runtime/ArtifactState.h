@@ -24,6 +24,8 @@ namespace gp::rt {
 /// An argument or result of an entry, from the manifest.
 struct Value {
   bool isBuffer = false;
+  /// A buffer whose type takes any strides; others must be row-major.
+  bool strided = false;
   std::string elementType, device;
   std::vector<int64_t> shape;
 };

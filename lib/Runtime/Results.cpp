@@ -283,9 +283,62 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
 } // namespace
 
 /// Calls entry `index`, counting the call, with the debug mode around it.
+/// Fails, naming the argument, when a caller's buffer does not have the
+/// entry's static sizes or, for a row-major argument, is strided: compiled
+/// code would read it with the sizes and strides its type says, silently
+/// wrong.
+static gpRtStatus checkArguments(const Entry &entry, void **args) {
+  for (size_t i = 0; i < entry.args.size(); ++i) {
+    const Value &value = entry.args[i];
+    if (!value.isBuffer)
+      continue;
+    if (!args[i])
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "entry '" + entry.name + "': argument " + std::to_string(i) +
+                      " is null");
+    const auto *ref = static_cast<const gpRtMemRef *>(args[i]);
+    size_t rank = value.shape.size();
+    const int64_t *sizes = ref->shape, *strides = ref->shape + rank;
+    auto describe = [&](const int64_t *values) {
+      std::string text;
+      for (size_t d = 0; d < rank; ++d)
+        text += (d ? ", " : "") + std::to_string(values[d]);
+      return "[" + text + "]";
+    };
+    for (size_t d = 0; d < rank; ++d)
+      if (sizes[d] < 0 || (value.shape[d] >= 0 && sizes[d] != value.shape[d]))
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "entry '" + entry.name + "': argument " +
+                        std::to_string(i) + " has sizes " + describe(sizes) +
+                        "; dimension " + std::to_string(d) + " must be " +
+                        (value.shape[d] >= 0 ? std::to_string(value.shape[d])
+                                             : std::string("at least 0")));
+    if (value.strided)
+      continue;
+    int64_t expected = 1;
+    for (size_t d = rank; d-- > 0;) {
+      if (sizes[d] > 1 && strides[d] != expected)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "entry '" + entry.name + "': argument " +
+                        std::to_string(i) + " has sizes " + describe(sizes) +
+                        " and strides " + describe(strides) +
+                        "; the entry takes a row-major buffer (copy the "
+                        "view to a contiguous one)");
+      if (__builtin_mul_overflow(expected, sizes[d], &expected))
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "entry '" + entry.name + "': argument " +
+                        std::to_string(i) + " has sizes " + describe(sizes) +
+                        ", whose product overflows");
+    }
+  }
+  return GP_RT_SUCCESS;
+}
+
 gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
                              void **results) {
   const Entry &entry = artifact.entries[index];
+  if (gpRtStatus status = checkArguments(entry, args))
+    return status;
   int64_t call = 0;
   bool debug = false;
   {

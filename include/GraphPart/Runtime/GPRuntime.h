@@ -585,7 +585,9 @@ gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact, int32_t index,
 gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
                                  int32_t *index);
 /* Calls entry `index` on the calling thread: args[i] points to the i-th
- * argument (a gpRtMemRef for buffers, an int64_t for index values);
+ * argument (a gpRtMemRef for buffers, an int64_t for index values; a
+ * buffer with other than the entry's static sizes, or strided where the
+ * entry takes a row-major buffer, fails with GP_RT_ERROR_INVALID_ARGUMENT);
  * results[i] to storage for the i-th result, filled in. Buffers returned
  * live in the program's memory until the entry runs again on this thread. */
 gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index, void **args,

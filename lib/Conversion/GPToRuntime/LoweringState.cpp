@@ -104,6 +104,10 @@ std::string GPToRuntimeState::describe(Type type) {
                                         : std::to_string(dim));
     DeviceAttr device = getDevice(memref);
     os << " " << (device ? device.str() : std::string("cuda:0"));
+    // The runtime checks that callers pass row-major buffers, unless the
+    // type takes strides.
+    if (!memref.getLayout().isIdentity())
+      os << " strided";
     return text;
   }
   if (isa<IndexType>(type))

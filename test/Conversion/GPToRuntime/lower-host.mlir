@@ -105,3 +105,15 @@ func.func @roundtrip(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
 func.func @on_second_gpu(%x: memref<4xf32, #cuda1>) -> memref<4xf32, #cuda1> {
   return %x : memref<4xf32, #cuda1>
 }
+
+// -----
+
+// An argument whose type takes strides is marked so in the manifest; the
+// runtime checks every other buffer argument is row-major at each call.
+// CHECK: @gp_manifest({{.*}}entry strided_arg 1 1\0Aarg memref f32 1 4 cuda:0 strided\0Aresult memref f32 1 4 cuda:0\0A
+#cuda0 = #gp.device<cuda:0>
+func.func @strided_arg(%x: memref<4xf32, strided<[2]>, #cuda0>) -> memref<4xf32, #cuda0> {
+  %y = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.copy %x, %y : memref<4xf32, strided<[2]>, #cuda0> to memref<4xf32, #cuda0>
+  return %y : memref<4xf32, #cuda0>
+}

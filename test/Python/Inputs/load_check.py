@@ -88,5 +88,22 @@ for label, call in (
         failures += 1
     except graphpart.GraphError as error:
         print("error %s: %s" % (label, error))
+# The runtime itself refuses what compiled code would misread: a strided
+# descriptor for a row-major argument, and sizes other than the static ones.
+import ctypes  # noqa: E402
+for label, value in (("strided", torch.randn(16, 5).t()),
+                     ("sizes", torch.randn(4, 16))):
+    words = [value.data_ptr(), value.data_ptr(), 0] + list(value.shape) + \
+        list(value.stride())
+    descriptor = (ctypes.c_int64 * len(words))(*words)
+    args = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(descriptor),
+                                             ctypes.c_void_p))
+    result = (ctypes.c_int64 * 7)()
+    results = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(result),
+                                                ctypes.c_void_p))
+    status = block.lib.gpRtArtifactCall(block.handle, 0, args, results)
+    print("runtime %s: status %d: %s" % (
+        label, status, block.lib.gpRtGetLastError().decode()))
+    failures += status == 0
 print("load: %d failure(s)" % failures)
 sys.exit(1 if failures else 0)
