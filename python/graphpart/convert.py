@@ -4,7 +4,9 @@ on tensors in the form torch-mlir's linalg-on-tensors backend gives, which
 
     python3 -m graphpart convert GRAPH_DIR -o model.mlir
 
-Tensors are f32 (other element types are refused by name). Weights and
+Tensors are f32, f16 or bf16 (other element types are refused by name);
+arithmetic runs in f32 and each op's result is rounded once to its PyTorch
+dtype, as PyTorch's kernels do for half types. Weights and
 other constants become `arith.constant dense<...>` tensors; gp-compile
 --weights DIR turns the large ones into weight arguments. Custom ops become
 calls of private declarations carrying their schema (gp.mutates, gp.aliases,
@@ -19,7 +21,7 @@ import numpy as np
 
 from .format import GraphError
 
-ELEMENT_TYPES = {"float32": "f32"}
+ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
 
 def tensor_type(shape, elem="f32"):
@@ -53,15 +55,15 @@ def broadcast_shape(*shapes):
 
 
 class Value:
-    def __init__(self, name, shape, sliced=False):
-        self.name, self.shape = name, list(shape)
+    def __init__(self, name, shape, sliced=False, elem="f32"):
+        self.name, self.shape, self.elem = name, list(shape), elem
         # A tensor.extract_slice result: a strided view once bufferized,
         # which gp reshapes only after a copy.
         self.sliced = sliced
 
     @property
     def type(self):
-        return tensor_type(self.shape)
+        return tensor_type(self.shape, self.elem)
 
 
 class Converter:
@@ -93,33 +95,56 @@ class Converter:
         self.emit("%s = arith.constant %s : f32" % (name, float_literal(value)))
         return name
 
-    def empty(self, shape):
+    def empty(self, shape, elem="f32"):
         name = self.fresh("empty")
-        self.emit("%s = tensor.empty() : %s" % (name, tensor_type(shape)))
+        self.emit("%s = tensor.empty() : %s" % (name, tensor_type(shape,
+                                                                    elem)))
         return name
 
-    def filled(self, shape, value):
-        init, fill = self.empty(shape), self.fresh("fill")
-        self.emit("%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s" % (
-            fill, self.scalar(value), init, tensor_type(shape),
-            tensor_type(shape)))
+    def filled(self, shape, value, elem="f32"):
+        init, fill = self.fresh("empty"), self.fresh("fill")
+        self.emit("%s = tensor.empty() : %s" % (init, tensor_type(shape, elem)))
+        scalar = self.fresh("c")
+        self.emit("%s = arith.constant %s : %s" % (scalar, float_literal(value),
+                                                   elem))
+        self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" % (
+            fill, scalar, elem, init, tensor_type(shape, elem),
+            tensor_type(shape, elem)))
         return fill
 
     def generic(self, out_shape, inputs, body, init=None, iterators=None,
-                out_map=None):
+                out_map=None, out_elem="f32"):
         """A linalg.generic over the loops of `iterators` (default: the
         output's dims, all parallel). `inputs` are (Value, map exprs);
         `body(args, out)` returns the lines of the block and the yielded
-        name, given the block argument names."""
+        name, given f32 names of the block arguments (half inputs are
+        extended first, and the result rounded to `out_elem`)."""
         rank = len(iterators) if iterators else len(out_shape)
         iterators = iterators or ["parallel"] * rank
         if out_map is None:
             out_map = ["d%d" % i for i in range(rank)]
         maps = [dims_map(rank, exprs) for _, exprs in inputs]
         maps.append(dims_map(rank, out_map))
-        init = init or self.empty(out_shape)
-        args = ["%%in%d" % i for i in range(len(inputs))]
-        block, result = body(args, "%out")
+        out_type = tensor_type(out_shape, out_elem)
+        if init is None:
+            init = self.fresh("empty")
+            self.emit("%s = tensor.empty() : %s" % (init, out_type))
+        block_args = ["%%in%d" % i for i in range(len(inputs))]
+        elems = [v.elem for v, _ in inputs] + [out_elem]
+        lines, args = [], []
+        for arg, elem in zip(block_args + ["%out"], elems):
+            if elem == "f32":
+                args.append(arg)
+            else:
+                lines.append("%s_f = arith.extf %s : %s to f32"
+                             % (arg, arg, elem))
+                args.append(arg + "_f")
+        block, result = body(args[:-1], args[-1])
+        lines += block
+        if out_elem != "f32":
+            lines.append("%%yield = arith.truncf %s : f32 to %s"
+                         % (result, out_elem))
+            result = "%yield"
         name = self.fresh("g")
         ins = ""
         if inputs:
@@ -129,14 +154,28 @@ class Converter:
                   " = [%s]} %souts(%s : %s) {" % (
                       name, ", ".join(maps),
                       ", ".join('"%s"' % i for i in iterators), ins, init,
-                      tensor_type(out_shape)))
+                      out_type))
         self.emit("^bb0(%s):" % ", ".join(
-            "%s: f32" % a for a in args + ["%out"]))
-        for line in block:
+            "%s: %s" % (a, e) for a, e in zip(block_args + ["%out"], elems)))
+        for line in lines:
             self.emit("  " + line)
-        self.emit("  linalg.yield %s : f32" % result)
-        self.emit("} -> %s" % tensor_type(out_shape))
-        return Value(name, out_shape)
+        self.emit("  linalg.yield %s : %s" % (result, out_elem))
+        self.emit("} -> %s" % out_type)
+        return Value(name, out_shape, elem=out_elem)
+
+    def cast(self, x, elem):
+        """`x` rounded (or widened) to `elem`."""
+        if x.elem == elem:
+            return x
+        return self.generic(x.shape, [(x, ["d%d" % i for i in
+                                           range(len(x.shape))])],
+                            lambda a, o: ([], a[0]), out_elem=elem)
+
+    def copy(self, x):
+        """A fresh tensor with `x`'s elements (a view made contiguous)."""
+        return self.generic(x.shape, [(x, ["d%d" % i for i in
+                                           range(len(x.shape))])],
+                            lambda a, o: ([], a[0]), out_elem=x.elem)
 
     def broadcast_map(self, shape, out_shape):
         rank, offset = len(out_shape), len(out_shape) - len(shape)
@@ -190,12 +229,11 @@ class Converter:
         if math.prod(shape) != math.prod(x.shape):
             raise self.error("cannot view %s as %s" % (x.shape, shape))
         if x.sliced:
-            x = self.generic(x.shape, [(x, ["d%d" % i for i in
-                                            range(len(x.shape))])],
-                             lambda a, o: ([], a[0]))
+            x = self.copy(x)
         flat = x
         if len(x.shape) != 1:
-            flat = Value(self.fresh("flat"), [math.prod(x.shape)])
+            flat = Value(self.fresh("flat"), [math.prod(x.shape)],
+                         elem=x.elem)
             if x.shape:
                 self.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
                     flat.name, x.name, list(range(len(x.shape))), x.type,
@@ -206,7 +244,7 @@ class Converter:
                                           flat.type))
         if len(shape) == 1:
             return flat
-        out = Value(self.fresh("view"), shape)
+        out = Value(self.fresh("view"), shape, elem=x.elem)
         if shape:
             self.emit("%s = tensor.expand_shape %s [%s] output_shape %s : %s "
                       "into %s" % (out.name, flat.name, list(range(len(shape))),
@@ -228,7 +266,7 @@ class Converter:
         out_shape = [x.shape[p] for p in perm]
         inverse = [perm.index(j) for j in range(rank)]
         return self.generic(out_shape, [(x, ["d%d" % i for i in inverse])],
-                            lambda a, o: ([], a[0]))
+                            lambda a, o: ([], a[0]), out_elem=x.elem)
 
     def matmul(self, a, b):
         if len(a.shape) == 2 and len(b.shape) == 2:
@@ -242,11 +280,14 @@ class Converter:
             ok = False
         if not ok:
             raise self.error("cannot multiply %s by %s" % (a.shape, b.shape))
-        zero, name = self.filled(shape, 0.0), self.fresh("mm")
+        if a.elem != b.elem:
+            b = self.cast(b, a.elem)
+        # One element type throughout, as cuBLAS takes it (f32 compute).
+        zero, name = self.filled(shape, 0.0, a.elem), self.fresh("mm")
         self.emit("%s = %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
             name, op, a.name, b.name, a.type, b.type, zero,
-            tensor_type(shape), tensor_type(shape)))
-        return Value(name, shape)
+            tensor_type(shape, a.elem), tensor_type(shape, a.elem)))
+        return Value(name, shape, elem=a.elem)
 
     # -- operands ---------------------------------------------------------
     def value(self, arg):
@@ -277,18 +318,24 @@ class Converter:
         for entry in graph["inputs"]:
             if entry.get("dtype") not in ELEMENT_TYPES:
                 raise GraphError("input '%s': element type %s is not "
-                                 "supported (f32 tensors only)"
+                                 "supported (f32, f16 and bf16 tensors)"
                                  % (entry["name"], entry.get("dtype")))
-            value = Value("%%a_%s" % entry["name"], entry["shape"])
+            value = Value("%%a_%s" % entry["name"], entry["shape"],
+                          elem=ELEMENT_TYPES[entry["dtype"]])
             self.values[entry["name"]] = value
             args.append("%s: %s" % (value.name, value.type))
+        dtypes = {c["name"]: c["dtype"] for c in graph.get("constants", [])}
         for name, array in self.constants.items():
-            if str(array.dtype) not in ELEMENT_TYPES:
+            dtype = dtypes.get(name, str(array.dtype))
+            if dtype not in ELEMENT_TYPES:
                 raise GraphError("constant '%s': element type %s is not "
-                                 "supported (f32 tensors only)"
-                                 % (name, array.dtype))
-            value = Value(self.fresh("const"), list(array.shape))
-            data = np.ascontiguousarray(array, dtype=np.float32)
+                                 "supported (f32, f16 and bf16 tensors)"
+                                 % (name, dtype))
+            value = Value(self.fresh("const"), list(array.shape),
+                          elem=ELEMENT_TYPES[dtype])
+            # bf16 arrays hold their raw bits (uint16): dense<"0x..."> takes
+            # the bytes of any element type as they lie.
+            data = np.ascontiguousarray(array)
             self.emit('%s = arith.constant dense<"0x%s"> : %s' % (
                 value.name, data.tobytes().hex().upper(), value.type))
             self.values[name] = value
@@ -320,8 +367,17 @@ class Converter:
         for output in node.get("outputs", []):
             if output.get("dtype") not in ELEMENT_TYPES:
                 raise self.error("result element type %s is not supported "
-                                 "(f32 tensors only)" % output.get("dtype"))
+                                 "(f32, f16 and bf16 tensors)"
+                                 % output.get("dtype"))
         result = handler(self, args, kwargs)
+        # Arithmetic ran in f32: each result is rounded once to the dtype
+        # PyTorch gives it.
+        elems = [ELEMENT_TYPES[o["dtype"]] for o in node.get("outputs", [])]
+        if isinstance(result, list):
+            result = [self.cast(v, e) for v, e in zip(result, elems)] + \
+                result[len(elems):]
+        elif elems:
+            result = self.cast(result, elems[0])
         expected = [o["shape"] for o in node.get("outputs", [])]
         got = [v.shape for v in (result if isinstance(result, list)
                                  else [result])]
@@ -367,7 +423,8 @@ class Converter:
         if len(operands) != len(node.get("args", [])):
             raise self.error("custom ops take tensors only here")
         outputs = node.get("outputs", [])
-        result_types = [tensor_type(o["shape"]) for o in outputs]
+        result_types = [tensor_type(o["shape"], ELEMENT_TYPES[o["dtype"]])
+                        for o in outputs]
         symbol = node["op"]
         decl = ('func.func private @"%s"(%s) -> (%s)\n    attributes '
                 '{gp.op_name = "%s", gp.mutates = %s, gp.aliases = %s, '
@@ -385,7 +442,8 @@ class Converter:
         self.emit("%s = func.call @\"%s\"(%s) : (%s) -> (%s)" % (
             ", ".join(names), symbol, ", ".join(v.name for v in operands),
             ", ".join(v.type for v in operands), ", ".join(result_types)))
-        values = [Value(n, o["shape"]) for n, o in zip(names, outputs)]
+        values = [Value(n, o["shape"], elem=ELEMENT_TYPES[o["dtype"]])
+                  for n, o in zip(names, outputs)]
         return values if len(values) != 1 else values[0]
 
 
@@ -605,7 +663,7 @@ def expand(c, args, kwargs):
     shape = [x.shape[i - offset] if s == -1 else s
              for i, s in enumerate(sizes)]
     return c.generic(shape, [(x, c.broadcast_map(x.shape, shape))],
-                     lambda a, o: ([], a[0]))
+                     lambda a, o: ([], a[0]), out_elem=x.elem)
 
 
 def slice_op(c, args, kwargs):
@@ -621,7 +679,7 @@ def slice_op(c, args, kwargs):
     count = (end - start + step - 1) // step
     offsets, sizes, strides = [0] * rank, list(x.shape), [1] * rank
     offsets[dim], sizes[dim], strides[dim] = start, count, step
-    out = Value(c.fresh("slice"), sizes, sliced=True)
+    out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
         out.name, x.name, offsets, sizes, strides, x.type, out.type))
     return out
@@ -638,7 +696,7 @@ def select(c, args, kwargs):
     offsets, sizes = [0] * rank, list(x.shape)
     offsets[dim], sizes[dim] = index, 1
     out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
-                sliced=True)
+                sliced=True, elem=x.elem)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
         out.name, x.name, offsets, sizes, [1] * rank, x.type, out.type))
     return out
@@ -646,21 +704,23 @@ def select(c, args, kwargs):
 
 def cat(c, args, kwargs):
     tensors = [c.value(a) for a in args[0]]
+    elem = tensors[0].elem
+    tensors = [c.cast(t, elem) for t in tensors]
     dim = (args[1] if len(args) > 1 else kwargs.get("dim", 0))
     rank = len(tensors[0].shape)
     dim %= rank
     shape = list(tensors[0].shape)
     shape[dim] = sum(t.shape[dim] for t in tensors)
-    current, offset = c.empty(shape), 0
+    current, offset = c.empty(shape, elem), 0
     for t in tensors:
         offsets = [0] * rank
         offsets[dim] = offset
         name = c.fresh("cat")
         c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
             name, t.name, current, offsets, t.shape, [1] * rank, t.type,
-            tensor_type(shape)))
+            tensor_type(shape, elem)))
         current, offset = name, offset + t.shape[dim]
-    return Value(current, shape)
+    return Value(current, shape, elem=elem)
 
 
 def addmm(c, args, kwargs):

@@ -16,6 +16,9 @@ graph.json, format "graphpart-graph" version 1:
    "outputs":   [{"node": "addmm"}],
    "custom_ops": {"mylib::op": {"mutates": [0], "tags": ["cudagraph_unsafe"]}}}
 
+bfloat16 tensors are saved as their raw bits (uint16 .npy files) with
+"dtype": "bfloat16" in the graph, as gp-run reads them.
+
 An argument is a JSON value: {"node": NAME} (a value of a node, input or
 constant; with "index": i for the i-th of several results), a number, a
 boolean, null, a list of arguments, {"dtype": "float32"}, {"device": "cpu"}
@@ -34,9 +37,11 @@ class GraphError(Exception):
     """A graph that cannot be read or converted; the message says why."""
 
 
-def save(graph, directory, constants):
+def save(graph, directory, constants, dtypes=None):
     """Writes `graph` (a dict as above, without constant files) and the
-    arrays of `constants` (name -> numpy array) to `directory`."""
+    arrays of `constants` (name -> numpy array) to `directory`; `dtypes`
+    names the element types numpy lacks (name -> "bfloat16" for an array
+    of raw bits)."""
     os.makedirs(os.path.join(directory, "constants"), exist_ok=True)
     graph = dict(graph)
     graph["format"], graph["version"] = FORMAT, VERSION
@@ -45,8 +50,9 @@ def save(graph, directory, constants):
         array = np.ascontiguousarray(array)
         path = os.path.join("constants", name + ".npy")
         np.save(os.path.join(directory, path), array)
+        dtype = (dtypes or {}).get(name, str(array.dtype))
         entries.append({"name": name, "shape": list(array.shape),
-                        "dtype": str(array.dtype), "file": path})
+                        "dtype": dtype, "file": path})
     graph["constants"] = entries
     with open(os.path.join(directory, "graph.json"), "w") as f:
         json.dump(graph, f, indent=1)

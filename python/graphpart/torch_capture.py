@@ -88,7 +88,7 @@ def capture(fn, example_inputs, directory, name=None):
     name = re.sub(r"\W", "_", name)
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
-    constants = {}
+    constants, constant_dtypes = {}, {}
     refs = {}
 
     def encode(arg):
@@ -118,6 +118,7 @@ def capture(fn, example_inputs, directory, name=None):
                 raise fmt.GraphError("attribute '%s' is not a tensor"
                                      % node.target)
             constants[node.name] = _to_numpy(value)
+            constant_dtypes[node.name] = _dtype_name(value.dtype)
             refs[node.name] = {"node": node.name}
         elif node.op == "call_function":
             if node.target is operator.getitem:
@@ -156,5 +157,5 @@ def capture(fn, example_inputs, directory, name=None):
         else:
             raise fmt.GraphError("graph node kind '%s' is not supported"
                                  % node.op)
-    fmt.save(graph, directory, constants)
+    fmt.save(graph, directory, constants, constant_dtypes)
     return graph

@@ -23,8 +23,14 @@ parser.add_argument("names", nargs="+")
 parser.add_argument("--gp-compile", default="gp-compile")
 parser.add_argument("--gp-run", default="gp-run")
 parser.add_argument("--gp-run-arg", action="append", default=[])
+parser.add_argument("--tolerance", action="append", default=[],
+                    help="NAME=RTOL,ATOL (default 1e-4,1e-5)")
 args = parser.parse_args()
 os.makedirs(args.work, exist_ok=True)
+tolerances = {}
+for item in args.tolerance:
+    name, values = item.split("=")
+    tolerances[name] = values.split(",")
 
 
 def run(command):
@@ -44,8 +50,9 @@ for name in args.names:
         [args.gp_compile, mlir, "--bufferize", "--weights", weights, "-o",
          artifact],
     ]
+    rtol, atol = tolerances.get(name, ("1e-4", "1e-5"))
     run_command = [args.gp_run, artifact, "--weights", weights, "--check",
-                   "--rtol", "1e-4", "--atol", "1e-5"] + args.gp_run_arg
+                   "--rtol", rtol, "--atol", atol] + args.gp_run_arg
     for path in sorted(glob.glob(os.path.join(args.graphs,
                                               name + ".input.*.npy"))):
         run_command += ["--input", "@" + path]

@@ -87,6 +87,12 @@ def batched(x, y):
     return torch.softmax(q.view(6, 5), dim=0), x.view(2, 12).sum(dim=0)
 
 
+def half_pointwise(x, y):
+    """f16 in and out: arithmetic and a reduction (what PyTorch 1.13 has
+    for f16 on the CPU)."""
+    return (x * y + 1.0) / (y.abs() + 1.0), (x - y).abs().sum(dim=0)
+
+
 def programs():
     torch.manual_seed(7)
     return {
@@ -94,7 +100,18 @@ def programs():
         "block": (Block(), [torch.randn(5, 16)]),
         "views": (views, [torch.randn(2, 3, 4), torch.randn(2, 4)]),
         "batched": (batched, [torch.randn(2, 3, 4), torch.randn(2, 4, 5)]),
+        "block_bf16": (Block().to(torch.bfloat16),
+                       [torch.randn(5, 16).to(torch.bfloat16)]),
+        "half_pointwise": (half_pointwise,
+                           [torch.randn(4, 8).half(), torch.randn(4, 8).half()]),
     }
+
+
+def _numpy(tensor):
+    """bf16 as its raw bits (<u2), as gp-run reads and writes it."""
+    if tensor.dtype == torch.bfloat16:
+        return tensor.view(torch.int16).numpy().view(np.uint16)
+    return tensor.numpy()
 
 
 def main():
@@ -111,10 +128,10 @@ def main():
         results = results if isinstance(results, tuple) else (results,)
         for i, value in enumerate(inputs):
             np.save(os.path.join(out, "%s.input.%d.npy" % (name, i)),
-                    value.numpy())
+                    _numpy(value))
         for i, value in enumerate(results):
             np.save(os.path.join(out, "%s.expected.%d.npy" % (name, i)),
-                    value.detach().numpy())
+                    _numpy(value.detach()))
         print("captured", name)
 
 
