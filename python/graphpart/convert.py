@@ -21,7 +21,11 @@ import numpy as np
 
 from .format import GraphError
 
-ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
+                 "bool": "i1"}
+# Constants are stored as dense bytes: floats only.
+CONSTANT_TYPES = ("float32", "float16", "bfloat16")
+HALF_TYPES = ("f16", "bf16")
 
 
 def tensor_type(shape, elem="f32"):
@@ -133,7 +137,7 @@ class Converter:
         elems = [v.elem for v, _ in inputs] + [out_elem]
         lines, args = [], []
         for arg, elem in zip(block_args + ["%out"], elems):
-            if elem == "f32":
+            if elem not in HALF_TYPES:
                 args.append(arg)
             else:
                 lines.append("%s_f = arith.extf %s : %s to f32"
@@ -141,7 +145,7 @@ class Converter:
                 args.append(arg + "_f")
         block, result = body(args[:-1], args[-1])
         lines += block
-        if out_elem != "f32":
+        if out_elem in HALF_TYPES:
             lines.append("%%yield = arith.truncf %s : f32 to %s"
                          % (result, out_elem))
             result = "%yield"
@@ -164,12 +168,19 @@ class Converter:
         return Value(name, out_shape, elem=out_elem)
 
     def cast(self, x, elem):
-        """`x` rounded (or widened) to `elem`."""
+        """`x` rounded (or widened) to `elem`; bool to float is 0 or 1."""
         if x.elem == elem:
             return x
+        if elem == "i1":
+            raise self.error("cannot convert %s to bool here" % x.elem)
+
+        def body(a, o):
+            if x.elem == "i1":
+                return ["%f = arith.uitofp " + a[0] + " : i1 to f32"], "%f"
+            return [], a[0]
         return self.generic(x.shape, [(x, ["d%d" % i for i in
                                            range(len(x.shape))])],
-                            lambda a, o: ([], a[0]), out_elem=elem)
+                            body, out_elem=elem)
 
     def copy(self, x):
         """A fresh tensor with `x`'s elements (a view made contiguous)."""
@@ -182,9 +193,13 @@ class Converter:
         return ["0" if size == 1 and out_shape[offset + i] != 1
                 else "d%d" % (offset + i) for i, size in enumerate(shape)]
 
-    def elementwise(self, operands, compute):
+    def elementwise(self, operands, compute, out_elem="f32", keep_bool=()):
         """`compute(names)` -> (lines, result) on scalars; operands are
-        Values or Python numbers, broadcast like PyTorch."""
+        Values or Python numbers, broadcast like PyTorch. Bool operands
+        become 0.0/1.0, except those at the positions in `keep_bool`."""
+        operands = [self.cast(v, "f32") if isinstance(v, Value) and
+                    v.elem == "i1" and i not in keep_bool else v
+                    for i, v in enumerate(operands)]
         tensors = [v for v in operands if isinstance(v, Value)]
         try:
             out_shape = broadcast_shape(*[v.shape for v in tensors])
@@ -201,7 +216,7 @@ class Converter:
             names = [constants[i] if i in constants else next(it)
                      for i in range(len(operands))]
             return compute(names)
-        return self.generic(out_shape, inputs, body)
+        return self.generic(out_shape, inputs, body, out_elem=out_elem)
 
     def reduce(self, x, dims, kind):
         """Sum or max of `x` over `dims`; the result drops them."""
@@ -318,7 +333,8 @@ class Converter:
         for entry in graph["inputs"]:
             if entry.get("dtype") not in ELEMENT_TYPES:
                 raise GraphError("input '%s': element type %s is not "
-                                 "supported (f32, f16 and bf16 tensors)"
+                                 "supported (f32, f16, bf16 and bool "
+                                 "tensors)"
                                  % (entry["name"], entry.get("dtype")))
             value = Value("%%a_%s" % entry["name"], entry["shape"],
                           elem=ELEMENT_TYPES[entry["dtype"]])
@@ -327,9 +343,9 @@ class Converter:
         dtypes = {c["name"]: c["dtype"] for c in graph.get("constants", [])}
         for name, array in self.constants.items():
             dtype = dtypes.get(name, str(array.dtype))
-            if dtype not in ELEMENT_TYPES:
+            if dtype not in CONSTANT_TYPES:
                 raise GraphError("constant '%s': element type %s is not "
-                                 "supported (f32, f16 and bf16 tensors)"
+                                 "supported (f32, f16 and bf16 constants)"
                                  % (name, dtype))
             value = Value(self.fresh("const"), list(array.shape),
                           elem=ELEMENT_TYPES[dtype])
@@ -367,7 +383,7 @@ class Converter:
         for output in node.get("outputs", []):
             if output.get("dtype") not in ELEMENT_TYPES:
                 raise self.error("result element type %s is not supported "
-                                 "(f32, f16 and bf16 tensors)"
+                                 "(f32, f16, bf16 and bool tensors)"
                                  % output.get("dtype"))
         result = handler(self, args, kwargs)
         # Arithmetic ran in f32: each result is rounded once to the dtype
@@ -742,6 +758,46 @@ def pow_scalar(c, args, kwargs):
     return c.elementwise([x, float(exponent)], lambda n: op2("math.powf", n))
 
 
+def compare(predicate):
+    def convert(c, args, kwargs):
+        a, b = c.operand(args[0]), c.operand(args[1])
+        return c.elementwise([a, b], lambda n: (
+            ["%%r = arith.cmpf %s, %s, %s : f32" % (predicate, n[0], n[1])],
+            "%r"), out_elem="i1")
+    return convert
+
+
+def where(c, args, kwargs):
+    cond = c.value(args[0])
+    if cond.elem != "i1":
+        raise c.error("the condition must be bool, not %s" % cond.elem)
+    a, b = c.operand(args[1]), c.operand(args[2])
+    return c.elementwise([cond, a, b], lambda n: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+        keep_bool=(0,))
+
+
+def masked_fill(c, args, kwargs):
+    x, mask, value = c.value(args[0]), c.value(args[1]), args[2]
+    if mask.elem != "i1":
+        raise c.error("the mask must be bool, not %s" % mask.elem)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise c.error("the fill value must be a number")
+    return c.elementwise([mask, float(value), x], lambda n: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+        keep_bool=(0,))
+
+
+def logical_not(c, args, kwargs):
+    x = c.value(args[0])
+    if x.elem != "i1":
+        raise c.error("bitwise_not of %s tensors is not supported" % x.elem)
+    return c.elementwise([x], lambda n: (
+        ["%true = arith.constant true",
+         "%%r = arith.xori %s, %%true : i1" % n[0]], "%r"),
+        out_elem="i1", keep_bool=(0,))
+
+
 OPS = {
     "aten::add": binary("arith.addf"),
     "aten::sub": binary("arith.subf"),
@@ -790,6 +846,16 @@ OPS = {
     "aten::slice": slice_op,
     "aten::select": select,
     "aten::cat": cat,
+    "aten::eq": compare("oeq"),
+    "aten::ne": compare("une"),
+    "aten::lt": compare("olt"),
+    "aten::le": compare("ole"),
+    "aten::gt": compare("ogt"),
+    "aten::ge": compare("oge"),
+    "aten::where": where,
+    "aten::masked_fill": masked_fill,
+    "aten::bitwise_not": logical_not,
+    "aten::logical_not": logical_not,
     "aten::clone": identity,
     "aten::detach": identity,
     "aten::alias": identity,

@@ -93,6 +93,17 @@ def half_pointwise(x, y):
     return (x * y + 1.0) / (y.abs() + 1.0), (x - y).abs().sum(dim=0)
 
 
+def masks(x, y):
+    """Comparisons, where, masked_fill (an attention mask's -inf too),
+    bitwise_not, and a bool result."""
+    m = x > y
+    z = torch.where(m, x, y * 2)
+    w = z.masked_fill(x < 0, 0.5)
+    s = torch.softmax(x.masked_fill(~m, float("-inf")).masked_fill(
+        (x == x).logical_not(), 0.0), dim=-1)
+    return w, m, s * (x >= 0.25)
+
+
 def programs():
     torch.manual_seed(7)
     return {
@@ -100,6 +111,7 @@ def programs():
         "block": (Block(), [torch.randn(5, 16)]),
         "views": (views, [torch.randn(2, 3, 4), torch.randn(2, 4)]),
         "batched": (batched, [torch.randn(2, 3, 4), torch.randn(2, 4, 5)]),
+        "masks": (masks, [torch.randn(4, 6), torch.randn(4, 6)]),
         "block_bf16": (Block().to(torch.bfloat16),
                        [torch.randn(5, 16).to(torch.bfloat16)]),
         "half_pointwise": (half_pointwise,
