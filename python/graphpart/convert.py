@@ -22,7 +22,7 @@ import numpy as np
 from .format import GraphError
 
 ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
-                 "bool": "i1"}
+                 "bool": "i1", "int64": "i64"}
 # Constants are stored as dense bytes: floats only.
 CONSTANT_TYPES = ("float32", "float16", "bfloat16")
 HALF_TYPES = ("f16", "bf16")
@@ -171,8 +171,8 @@ class Converter:
         """`x` rounded (or widened) to `elem`; bool to float is 0 or 1."""
         if x.elem == elem:
             return x
-        if elem == "i1":
-            raise self.error("cannot convert %s to bool here" % x.elem)
+        if elem in ("i1", "i64") or x.elem == "i64":
+            raise self.error("cannot convert %s to %s here" % (x.elem, elem))
 
         def body(a, o):
             if x.elem == "i1":
@@ -197,6 +197,10 @@ class Converter:
         """`compute(names)` -> (lines, result) on scalars; operands are
         Values or Python numbers, broadcast like PyTorch. Bool operands
         become 0.0/1.0, except those at the positions in `keep_bool`."""
+        for v in operands:
+            if isinstance(v, Value) and v.elem == "i64":
+                raise self.error("integer arithmetic is not supported (int64 "
+                                 "tensors are taken by embedding and views)")
         operands = [self.cast(v, "f32") if isinstance(v, Value) and
                     v.elem == "i1" and i not in keep_bool else v
                     for i, v in enumerate(operands)]
@@ -333,8 +337,8 @@ class Converter:
         for entry in graph["inputs"]:
             if entry.get("dtype") not in ELEMENT_TYPES:
                 raise GraphError("input '%s': element type %s is not "
-                                 "supported (f32, f16, bf16 and bool "
-                                 "tensors)"
+                                 "supported (f32, f16, bf16, bool and "
+                                 "int64 tensors)"
                                  % (entry["name"], entry.get("dtype")))
             value = Value("%%a_%s" % entry["name"], entry["shape"],
                           elem=ELEMENT_TYPES[entry["dtype"]])
@@ -383,7 +387,7 @@ class Converter:
         for output in node.get("outputs", []):
             if output.get("dtype") not in ELEMENT_TYPES:
                 raise self.error("result element type %s is not supported "
-                                 "(f32, f16, bf16 and bool tensors)"
+                                 "(f32, f16, bf16, bool and int64 tensors)"
                                  % output.get("dtype"))
         result = handler(self, args, kwargs)
         # Arithmetic ran in f32: each result is rounded once to the dtype
@@ -758,6 +762,35 @@ def pow_scalar(c, args, kwargs):
     return c.elementwise([x, float(exponent)], lambda n: op2("math.powf", n))
 
 
+def embedding(c, args, kwargs):
+    """Rows of `weight` picked by int64 `indices`. An index outside the
+    table (an error in PyTorch) reads the nearest row instead of memory
+    outside the table."""
+    weight, indices = c.value(args[0]), c.value(args[1])
+    if indices.elem != "i64" or len(weight.shape) != 2:
+        raise c.error("takes a 2-D weight and int64 indices")
+    rows, width = weight.shape
+    rank = len(indices.shape)
+    out_shape = indices.shape + [width]
+
+    def body(a, out):
+        lines = ["%%row_raw = arith.index_cast %s : i64 to index" % a[0],
+                 "%zero = arith.constant 0 : index",
+                 "%%last = arith.constant %d : index" % (rows - 1),
+                 "%row_low = arith.maxsi %row_raw, %zero : index",
+                 "%row = arith.minsi %row_low, %last : index",
+                 "%%col = linalg.index %d : index" % rank,
+                 "%%v = tensor.extract %s[%%row, %%col] : %s"
+                 % (weight.name, weight.type)]
+        if weight.elem != "f32":
+            lines.append("%%vf = arith.extf %%v : %s to f32" % weight.elem)
+            return lines, "%vf"
+        return lines, "%v"
+    return c.generic(out_shape,
+                     [(indices, ["d%d" % i for i in range(rank)])], body,
+                     out_elem=weight.elem)
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         a, b = c.operand(args[0]), c.operand(args[1])
@@ -853,6 +886,7 @@ OPS = {
     "aten::gt": compare("ogt"),
     "aten::ge": compare("oge"),
     "aten::where": where,
+    "aten::embedding": embedding,
     "aten::masked_fill": masked_fill,
     "aten::bitwise_not": logical_not,
     "aten::logical_not": logical_not,

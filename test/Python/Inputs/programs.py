@@ -104,6 +104,19 @@ def masks(x, y):
     return w, m, s * (x >= 0.25)
 
 
+class Embed(torch.nn.Module):
+    """Token embedding plus a position slice, as a language model starts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tokens = torch.nn.Embedding(50, 8)
+        self.positions = torch.nn.Parameter(torch.randn(16, 8))
+
+    def forward(self, ids):
+        h = self.tokens(ids) + self.positions[: ids.shape[1]]
+        return torch.nn.functional.layer_norm(h, [8])
+
+
 def programs():
     torch.manual_seed(7)
     return {
@@ -112,6 +125,7 @@ def programs():
         "views": (views, [torch.randn(2, 3, 4), torch.randn(2, 4)]),
         "batched": (batched, [torch.randn(2, 3, 4), torch.randn(2, 4, 5)]),
         "masks": (masks, [torch.randn(4, 6), torch.randn(4, 6)]),
+        "embed": (Embed(), [torch.randint(0, 50, (2, 5))]),
         "block_bf16": (Block().to(torch.bfloat16),
                        [torch.randn(5, 16).to(torch.bfloat16)]),
         "half_pointwise": (half_pointwise,
