@@ -791,6 +791,99 @@ def embedding(c, args, kwargs):
                      out_elem=weight.elem)
 
 
+def split(c, args, kwargs):
+    """split.Tensor (a chunk size) and split_with_sizes (a list of sizes):
+    slices along `dim`."""
+    x = c.value(args[0])
+    dim = (args[2] if len(args) > 2 else kwargs.get("dim", 0)) % len(x.shape)
+    size = x.shape[dim]
+    if isinstance(args[1], list):
+        sizes = list(args[1])
+        if sum(sizes) != size:
+            raise c.error("sizes %s do not add up to %d" % (sizes, size))
+    else:
+        chunk = max(1, args[1])
+        sizes = [min(chunk, size - start) for start in range(0, size, chunk)]
+    parts, start = [], 0
+    for length in sizes:
+        parts.append(slice_op(c, [args[0], dim, start, start + length], {}))
+        start += length
+    return parts
+
+
+def rsub(c, args, kwargs):
+    x, other = c.operand(args[0]), c.operand(args[1])
+    alpha = kwargs.get("alpha", args[2] if len(args) > 2 else 1)
+    if alpha != 1:
+        x = c.elementwise([x, float(alpha)], lambda n: op2("arith.mulf", n))
+    return c.elementwise([other, x], lambda n: op2("arith.subf", n))
+
+
+def clamp_between(low, high):
+    """Lines clamping `x` to [low, high] (None: unbounded)."""
+    def compute(n):
+        lines, value = [], n[0]
+        if low is not None:
+            lines += ["%%lo = arith.constant %s : f32" % float_literal(low),
+                      "%%a = arith.maximumf %s, %%lo : f32" % value]
+            value = "%a"
+        if high is not None:
+            lines += ["%%hi = arith.constant %s : f32" % float_literal(high),
+                      "%%b = arith.minimumf %s, %%hi : f32" % value]
+            value = "%b"
+        return lines, value
+    return compute
+
+
+def clamp(c, args, kwargs):
+    low = args[1] if len(args) > 1 else kwargs.get("min")
+    high = args[2] if len(args) > 2 else kwargs.get("max")
+    if isinstance(low, dict) or isinstance(high, dict):
+        raise c.error("tensor bounds are not supported (numbers only)")
+    return c.elementwise([c.value(args[0])], clamp_between(low, high))
+
+
+def hardtanh(c, args, kwargs):
+    low = args[1] if len(args) > 1 else kwargs.get("min_val", -1.0)
+    high = args[2] if len(args) > 2 else kwargs.get("max_val", 1.0)
+    return c.elementwise([c.value(args[0])], clamp_between(low, high))
+
+
+def leaky_relu(c, args, kwargs):
+    slope = args[1] if len(args) > 1 else kwargs.get("negative_slope", 0.01)
+    return c.elementwise([c.value(args[0]), float(slope)], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%pos = arith.cmpf ogt, %s, %%zero : f32" % n[0],
+         "%%scaled = arith.mulf %s, %s : f32" % (n[0], n[1]),
+         "%%r = arith.select %%pos, %s, %%scaled : f32" % n[0]], "%r"))
+
+
+def filled_like(value):
+    """zeros_like / ones_like (the node's dtype is applied after)."""
+    def convert(c, args, kwargs):
+        shape = c.value(args[0]).shape
+        return Value(c.filled(shape, value), shape)
+    return convert
+
+
+def full(c, args, kwargs):
+    shape, value = list(args[0]), args[1]
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise c.error("the fill value must be a number")
+    return Value(c.filled(shape, float(value)), shape)
+
+
+def to_copy(c, args, kwargs):
+    """A dtype conversion (applied as the node's result dtype); moving
+    between devices is not converted yet."""
+    device = kwargs.get("device")
+    if isinstance(device, dict) and device.get("device") not in (
+            None, c.graph["inputs"][0].get("device") if c.graph["inputs"]
+            else None):
+        raise c.error("a move to %s is not supported yet" % device["device"])
+    return c.value(args[0])
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         a, b = c.operand(args[0]), c.operand(args[1])
@@ -885,6 +978,25 @@ OPS = {
     "aten::le": compare("ole"),
     "aten::gt": compare("ogt"),
     "aten::ge": compare("oge"),
+    "aten::split": split,
+    "aten::split_with_sizes": split,
+    "aten::rsub": rsub,
+    "aten::clamp": clamp,
+    "aten::clamp_min": lambda c, a, k: clamp(c, [a[0], a[1], None], {}),
+    "aten::clamp_max": lambda c, a, k: clamp(c, [a[0], None, a[1]], {}),
+    "aten::hardtanh": hardtanh,
+    "aten::leaky_relu": leaky_relu,
+    "aten::erf": unary(lambda n: (erf_lines(n[0], "%r"), "%r")),
+    "aten::sin": unary(lambda n: (["%%r = math.sin %s : f32" % n[0]], "%r")),
+    "aten::cos": unary(lambda n: (["%%r = math.cos %s : f32" % n[0]], "%r")),
+    "aten::reciprocal": unary(lambda n: (
+        ["%one = arith.constant 1.000000000e+00 : f32",
+         "%%r = arith.divf %%one, %s : f32" % n[0]], "%r")),
+    "aten::zeros_like": filled_like(0.0),
+    "aten::ones_like": filled_like(1.0),
+    "aten::full": full,
+    "aten::_to_copy": to_copy,
+    "aten::lift_fresh_copy": identity,
     "aten::where": where,
     "aten::embedding": embedding,
     "aten::masked_fill": masked_fill,

@@ -117,6 +117,21 @@ class Embed(torch.nn.Module):
         return torch.nn.functional.layer_norm(h, [8])
 
 
+def more_ops(x, y):
+    """split/chunk, rsub, clamps, leaky ReLU, erf, sin/cos, reciprocal,
+    square, *_like and full, dtype round trips, a full mean."""
+    a, b = x.split(3, dim=1)
+    c, d = torch.chunk(y, 2, dim=0)
+    e = 1.0 - x
+    g = (torch.clamp(x, -0.5, 0.5) + torch.clamp(x, min=0.1)
+         + torch.nn.functional.hardtanh(x)
+         + torch.nn.functional.leaky_relu(x, 0.1))
+    h = (torch.erf(x) + torch.sin(x) * torch.cos(x)
+         + torch.reciprocal(x.abs() + 1) + torch.square(x))
+    z = torch.zeros_like(x) + torch.ones_like(x) * 2 + torch.full((4, 6), 3.0)
+    return a * b, c + d, e, g, h, z, x.bfloat16().float(), x.mean()
+
+
 def programs():
     torch.manual_seed(7)
     return {
@@ -130,6 +145,7 @@ def programs():
                        [torch.randn(5, 16).to(torch.bfloat16)]),
         "half_pointwise": (half_pointwise,
                            [torch.randn(4, 8).half(), torch.randn(4, 8).half()]),
+        "more_ops": (more_ops, [torch.randn(4, 6), torch.randn(4, 6)]),
     }
 
 
