@@ -4,10 +4,10 @@ on tensors in the form torch-mlir's linalg-on-tensors backend gives, which
 
     python3 -m graphpart convert GRAPH_DIR -o model.mlir
 
-Tensors are f32, f16 or bf16 (other element types are refused by name);
-arithmetic runs in f32 and each op's result is rounded once to its PyTorch
-dtype, as PyTorch's kernels do for half types. Weights and
-other constants become `arith.constant dense<...>` tensors; gp-compile
+Tensors are f32, f16, bf16 or bool, and int64 for indices (other element
+types are refused by name); arithmetic runs in f32 and each op's result is
+rounded once to its PyTorch dtype, as PyTorch's kernels do for half types.
+Shapes are static. Weights and other constants become `arith.constant dense<...>` tensors; gp-compile
 --weights DIR turns the large ones into weight arguments. Custom ops become
 calls of private declarations carrying their schema (gp.mutates, gp.aliases,
 gp.tags), which gp-import makes `gp.fallback` ops. Anything not covered is a
