@@ -9,7 +9,7 @@ from .runtime import load  # noqa: F401
 from .compiler import compile  # noqa: F401,A001
 
 
-def capture(fn, example_inputs, directory, name=None):
+def capture(fn, example_inputs, directory, name=None, dynamic=None):
     """Traces `fn` with PyTorch and saves its graph (torch_capture.py)."""
     from .torch_capture import capture as run
-    return run(fn, example_inputs, directory, name)
+    return run(fn, example_inputs, directory, name, dynamic)

@@ -7,7 +7,8 @@ on tensors in the form torch-mlir's linalg-on-tensors backend gives, which
 Tensors are f32, f16, bf16 or bool, and int64 for indices (other element
 types are refused by name); arithmetic runs in f32 and each op's result is
 rounded once to its PyTorch dtype, as PyTorch's kernels do for half types.
-Shapes are static. Weights and other constants become `arith.constant dense<...>` tensors; gp-compile
+Sizes are static or multiples of symbols ("s0", "16*s0"). Weights and
+other constants become `arith.constant dense<...>` tensors; gp-compile
 --weights DIR turns the large ones into weight arguments. Custom ops become
 calls of private declarations carrying their schema (gp.mutates, gp.aliases,
 gp.tags), which gp-import makes `gp.fallback` ops. Anything not covered is a
@@ -28,8 +29,70 @@ CONSTANT_TYPES = ("float32", "float16", "bfloat16")
 HALF_TYPES = ("f16", "bf16")
 
 
+# Dimensions are ints, or symbolic: "s0" or "4*s0" (a multiple of one
+# symbol, as torch.export or a two-size trace gives them).
+def parse_dim(dim):
+    """(coefficient, symbol or None)."""
+    if isinstance(dim, int):
+        return dim, None
+    text = str(dim).replace(" ", "")
+    if "*" in text:
+        coef, symbol = text.split("*", 1)
+        return int(coef), symbol
+    return 1, text
+
+
+def make_dim(coef, symbol):
+    if symbol is None:
+        return coef
+    return symbol if coef == 1 else "%d*%s" % (coef, symbol)
+
+
+def normal_dim(dim):
+    return make_dim(*parse_dim(dim))
+
+
+def product(dims):
+    """The product of `dims` as (coefficient, ((symbol, power), ...))."""
+    coef, powers = 1, {}
+    for dim in dims:
+        c, symbol = parse_dim(dim)
+        coef *= c
+        if symbol is not None:
+            powers[symbol] = powers.get(symbol, 0) + 1
+    return coef, tuple(sorted(powers.items()))
+
+
+def from_product(value):
+    """A product as one dimension, or None when it is not of that form."""
+    coef, powers = value
+    if not powers:
+        return coef
+    if len(powers) == 1 and powers[0][1] == 1:
+        return make_dim(coef, powers[0][0])
+    return None
+
+
+def divide(total, part):
+    """total / part as a product, or None when it does not divide."""
+    (coef, powers), (pcoef, ppowers) = total, part
+    if pcoef == 0 or coef % pcoef:
+        return None
+    left = dict(powers)
+    for symbol, power in ppowers:
+        if left.get(symbol, 0) < power:
+            return None
+        left[symbol] -= power
+    return coef // pcoef, tuple(sorted((k, v) for k, v in left.items() if v))
+
+
+def is_static(dim):
+    return isinstance(dim, int)
+
+
 def tensor_type(shape, elem="f32"):
-    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+    return "tensor<%s>" % "x".join(
+        [str(d) if is_static(d) else "?" for d in shape] + [elem])
 
 
 def float_literal(value):
@@ -58,9 +121,17 @@ def broadcast_shape(*shapes):
     return out
 
 
+class Scalar:
+    """An f32 value computed at run time (a symbolic element count)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 class Value:
     def __init__(self, name, shape, sliced=False, elem="f32"):
-        self.name, self.shape, self.elem = name, list(shape), elem
+        self.name, self.shape, self.elem = name, [normal_dim(d) for d in
+                                                  shape], elem
         # A tensor.extract_slice result: a strided view once bufferized,
         # which gp reshapes only after a copy.
         self.sliced = sliced
@@ -77,6 +148,8 @@ class Converter:
         self.values = {}
         self.counter = 0
         self.node = None
+        # Index values of symbols and of the dimensions made from them.
+        self.symbols, self.dim_values = {}, {}
 
     # -- helpers ----------------------------------------------------------
     def error(self, message):
@@ -99,15 +172,56 @@ class Converter:
         self.emit("%s = arith.constant %s : f32" % (name, float_literal(value)))
         return name
 
-    def empty(self, shape, elem="f32"):
-        name = self.fresh("empty")
-        self.emit("%s = tensor.empty() : %s" % (name, tensor_type(shape,
-                                                                    elem)))
+    def index(self, dim):
+        """The SSA index value of a dimension."""
+        dim = normal_dim(dim)
+        if dim in self.dim_values:
+            return self.dim_values[dim]
+        coef, symbol = parse_dim(dim)
+        if symbol is not None and symbol not in self.symbols:
+            raise self.error("size %s: symbol %s is no input's dimension"
+                             % (dim, symbol))
+        name = self.fresh("dim")
+        if symbol is None:
+            self.emit("%s = arith.constant %d : index" % (name, coef))
+        elif coef == 1:
+            return self.symbols[symbol]
+        else:
+            self.emit("%s = arith.muli %s, %s : index" % (
+                name, self.symbols[symbol], self.index(coef)))
+        self.dim_values[dim] = name
         return name
 
+    def sizes(self, shape):
+        """A static-or-dynamic size list: `[4, %d1]`."""
+        return "[%s]" % ", ".join(str(d) if is_static(d) else self.index(d)
+                                  for d in shape)
+
+    def empty(self, shape, elem="f32"):
+        name = self.fresh("empty")
+        dynamic = [self.index(d) for d in shape if not is_static(d)]
+        self.emit("%s = tensor.empty(%s) : %s" % (
+            name, ", ".join(dynamic), tensor_type(shape, elem)))
+        return name
+
+    def count(self, dims):
+        """The number of elements of `dims`: a float, or a Scalar when it is
+        symbolic."""
+        coef, powers = product(dims)
+        if not powers:
+            return float(coef)
+        total = from_product((coef, powers))
+        if total is None:
+            raise self.error("an element count of %s is not supported"
+                             % list(dims))
+        as_int, as_float = self.fresh("n"), self.fresh("nf")
+        self.emit("%s = arith.index_cast %s : index to i64"
+                  % (as_int, self.index(total)))
+        self.emit("%s = arith.sitofp %s : i64 to f32" % (as_float, as_int))
+        return Scalar(as_float)
+
     def filled(self, shape, value, elem="f32"):
-        init, fill = self.fresh("empty"), self.fresh("fill")
-        self.emit("%s = tensor.empty() : %s" % (init, tensor_type(shape, elem)))
+        init, fill = self.empty(shape, elem), self.fresh("fill")
         scalar = self.fresh("c")
         self.emit("%s = arith.constant %s : %s" % (scalar, float_literal(value),
                                                    elem))
@@ -131,8 +245,7 @@ class Converter:
         maps.append(dims_map(rank, out_map))
         out_type = tensor_type(out_shape, out_elem)
         if init is None:
-            init = self.fresh("empty")
-            self.emit("%s = tensor.empty() : %s" % (init, out_type))
+            init = self.empty(out_shape, out_elem)
         block_args = ["%%in%d" % i for i in range(len(inputs))]
         elems = [v.elem for v, _ in inputs] + [out_elem]
         lines, args = [], []
@@ -211,7 +324,9 @@ class Converter:
             raise self.error(str(error))
         constants = {}
         for i, v in enumerate(operands):
-            if not isinstance(v, Value):
+            if isinstance(v, Scalar):
+                constants[i] = v.name
+            elif not isinstance(v, Value):
                 constants[i] = self.scalar(v)
         inputs = [(v, self.broadcast_map(v.shape, out_shape)) for v in tensors]
 
@@ -242,17 +357,17 @@ class Converter:
 
     def reshape(self, x, shape):
         """`x` viewed as `shape` (same elements, row-major), through 1-D."""
-        shape = list(shape)
+        shape = [normal_dim(d) for d in shape]
         if shape == x.shape:
             return x
-        if math.prod(shape) != math.prod(x.shape):
+        total = from_product(product(x.shape))
+        if product(shape) != product(x.shape) or total is None:
             raise self.error("cannot view %s as %s" % (x.shape, shape))
         if x.sliced:
             x = self.copy(x)
         flat = x
         if len(x.shape) != 1:
-            flat = Value(self.fresh("flat"), [math.prod(x.shape)],
-                         elem=x.elem)
+            flat = Value(self.fresh("flat"), [total], elem=x.elem)
             if x.shape:
                 self.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
                     flat.name, x.name, list(range(len(x.shape))), x.type,
@@ -267,7 +382,7 @@ class Converter:
         if shape:
             self.emit("%s = tensor.expand_shape %s [%s] output_shape %s : %s "
                       "into %s" % (out.name, flat.name, list(range(len(shape))),
-                                   shape, flat.type, out.type))
+                                   self.sizes(shape), flat.type, out.type))
         else:
             self.emit("%s = tensor.collapse_shape %s [] : %s into %s" % (
                 out.name, flat.name, flat.type, out.type))
@@ -344,6 +459,15 @@ class Converter:
                           elem=ELEMENT_TYPES[entry["dtype"]])
             self.values[entry["name"]] = value
             args.append("%s: %s" % (value.name, value.type))
+            # A symbol's value: the first input dimension that is it.
+            for position, dim in enumerate(value.shape):
+                coef, symbol = parse_dim(dim)
+                if symbol is not None and coef == 1 and \
+                        symbol not in self.symbols:
+                    name = self.fresh("sym")
+                    self.emit("%s = tensor.dim %s, %s : %s" % (
+                        name, value.name, self.index(position), value.type))
+                    self.symbols[symbol] = name
         dtypes = {c["name"]: c["dtype"] for c in graph.get("constants", [])}
         for name, array in self.constants.items():
             dtype = dtypes.get(name, str(array.dtype))
@@ -370,10 +494,18 @@ class Converter:
         header = ["// Converted by graphpart from %s (%s)." % (
             graph["name"], graph.get("producer", "unknown producer"))]
         header += self.decls.values()
-        signature = "func.func @%s(%s) -> (%s) attributes " \
-                    "{gp.default_device = #gp.device<%s>} {" % (
-                        graph["name"], ", ".join(args),
-                        ", ".join(r.type for r in results), self.device)
+        attributes = ["gp.default_device = #gp.device<%s>" % self.device]
+        ranges = graph.get("symbols", {}).values()
+        if ranges:
+            # gp-import bounds every symbolic size of the function by these.
+            attributes.append("gp.symint_min = %d : i64" % min(
+                r.get("min", 0) for r in ranges))
+            if all("max" in r for r in ranges):
+                attributes.append("gp.symint_max = %d : i64" % max(
+                    r["max"] for r in ranges))
+        signature = "func.func @%s(%s) -> (%s) attributes {%s} {" % (
+            graph["name"], ", ".join(args),
+            ", ".join(r.type for r in results), ", ".join(attributes))
         return "\n".join(header + [signature] + self.lines + ["}"]) + "\n"
 
     def convert_node(self, node):
@@ -398,7 +530,8 @@ class Converter:
                 result[len(elems):]
         elif elems:
             result = self.cast(result, elems[0])
-        expected = [o["shape"] for o in node.get("outputs", [])]
+        expected = [[normal_dim(d) for d in o["shape"]]
+                    for o in node.get("outputs", [])]
         got = [v.shape for v in (result if isinstance(result, list)
                                  else [result])]
         if expected and got[:len(expected)] != expected:
@@ -443,6 +576,9 @@ class Converter:
         if len(operands) != len(node.get("args", [])):
             raise self.error("custom ops take tensors only here")
         outputs = node.get("outputs", [])
+        if not all(is_static(d) for v in operands for d in v.shape) or \
+                not all(is_static(d) for o in outputs for d in o["shape"]):
+            raise self.error("custom ops on symbolic sizes are not supported")
         result_types = [tensor_type(o["shape"], ELEMENT_TYPES[o["dtype"]])
                         for o in outputs]
         symbol = node["op"]
@@ -585,8 +721,8 @@ def reduction(kind, mean=False):
             raise c.error("a dtype other than float32 is not supported")
         r = c.reduce(x, dims, kind)
         if mean:
-            count = math.prod(x.shape[d] for d in dims)
-            r = c.elementwise([r, float(count)], lambda n: op2("arith.divf", n))
+            count = c.count([x.shape[d] for d in dims])
+            r = c.elementwise([r, count], lambda n: op2("arith.divf", n))
         return c.keepdim(r, x.shape, dims) if keep else r
     return convert
 
@@ -615,7 +751,7 @@ def native_layer_norm(c, args, kwargs):
     eps = float(args[4])
     rank = len(x.shape)
     dims = list(range(rank - len(normalized), rank))
-    count = float(math.prod(x.shape[d] for d in dims))
+    count = c.count([x.shape[d] for d in dims])
     divide = lambda n: op2("arith.divf", n)
     mean = c.keepdim(c.elementwise([c.reduce(x, dims, "sum"), count], divide),
                      x.shape, dims)
@@ -640,8 +776,12 @@ def view(c, args, kwargs):
     if shape.count(-1) > 1:
         raise c.error("more than one -1 in %s" % shape)
     if -1 in shape:
-        known = math.prod(s for s in shape if s != -1)
-        shape[shape.index(-1)] = math.prod(x.shape) // max(known, 1)
+        missing = divide(product(x.shape),
+                         product(d for d in shape if d != -1))
+        missing = from_product(missing) if missing else None
+        if missing is None:
+            raise c.error("cannot view %s as %s" % (x.shape, shape))
+        shape[shape.index(-1)] = missing
     return c.reshape(x, shape)
 
 
@@ -694,6 +834,13 @@ def slice_op(c, args, kwargs):
     start = args[2] if len(args) > 2 and args[2] is not None else 0
     end = args[3] if len(args) > 3 and args[3] is not None else size
     step = args[4] if len(args) > 4 else 1
+    if not is_static(size) or not is_static(start) or not is_static(end):
+        # Along a symbolic dimension: only the whole of it.
+        if start == 0 and step == 1 and (normal_dim(end) == size or (
+                is_static(end) and end >= 2 ** 62)):
+            return x
+        raise c.error("slicing part of a symbolic dimension (%s) is not "
+                      "supported" % size)
     start = max(0, min(size, start + size if start < 0 else start))
     end = max(start, min(size, end + size if end < 0 else end))
     count = (end - start + step - 1) // step
@@ -701,7 +848,8 @@ def slice_op(c, args, kwargs):
     offsets[dim], sizes[dim], strides[dim] = start, count, step
     out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
-        out.name, x.name, offsets, sizes, strides, x.type, out.type))
+        out.name, x.name, offsets, c.sizes(sizes), strides, x.type,
+        out.type))
     return out
 
 
@@ -709,6 +857,9 @@ def select(c, args, kwargs):
     x = c.value(args[0])
     rank = len(x.shape)
     dim, index = args[1] % rank, args[2]
+    if not is_static(x.shape[dim]):
+        raise c.error("select along a symbolic dimension (%s) is not "
+                      "supported" % x.shape[dim])
     index = index + x.shape[dim] if index < 0 else index
     if not 0 <= index < x.shape[dim]:
         raise c.error("index %d out of range for size %d"
@@ -718,7 +869,8 @@ def select(c, args, kwargs):
     out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
                 sliced=True, elem=x.elem)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
-        out.name, x.name, offsets, sizes, [1] * rank, x.type, out.type))
+        out.name, x.name, offsets, c.sizes(sizes), [1] * rank, x.type,
+        out.type))
     return out
 
 
@@ -730,6 +882,8 @@ def cat(c, args, kwargs):
     rank = len(tensors[0].shape)
     dim %= rank
     shape = list(tensors[0].shape)
+    if not all(is_static(t.shape[dim]) for t in tensors):
+        raise c.error("cat along a symbolic dimension is not supported")
     shape[dim] = sum(t.shape[dim] for t in tensors)
     current, offset = c.empty(shape, elem), 0
     for t in tensors:
@@ -737,7 +891,8 @@ def cat(c, args, kwargs):
         offsets[dim] = offset
         name = c.fresh("cat")
         c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
-            name, t.name, current, offsets, t.shape, [1] * rank, t.type,
+            name, t.name, current, offsets, c.sizes(t.shape), [1] * rank,
+            t.type,
             tensor_type(shape, elem)))
         current, offset = name, offset + t.shape[dim]
     return Value(current, shape, elem=elem)
@@ -797,6 +952,9 @@ def split(c, args, kwargs):
     x = c.value(args[0])
     dim = (args[2] if len(args) > 2 else kwargs.get("dim", 0)) % len(x.shape)
     size = x.shape[dim]
+    if not is_static(size):
+        raise c.error("split along a symbolic dimension (%s) is not "
+                      "supported" % size)
     if isinstance(args[1], list):
         sizes = list(args[1])
         if sum(sizes) != size:

@@ -16,6 +16,10 @@ graph.json, format "graphpart-graph" version 1:
    "outputs":   [{"node": "addmm"}],
    "custom_ops": {"mylib::op": {"mutates": [0], "tags": ["cudagraph_unsafe"]}}}
 
+A size is an int or, for a dynamic size, a multiple of a symbol ("s0",
+"16*s0", in shapes and arguments alike); "symbols" gives each symbol's range
+({"s0": {"min": 1}}).
+
 bfloat16 tensors are saved as their raw bits (uint16 .npy files) with
 "dtype": "bfloat16" in the graph, as gp-run reads them.
 

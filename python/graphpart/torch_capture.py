@@ -77,15 +77,91 @@ def _op_name(target):
     return schema.name, schema.overload_name or "default"
 
 
-def capture(fn, example_inputs, directory, name=None):
+def capture(fn, example_inputs, directory, name=None, dynamic=None):
     """Traces `fn(*example_inputs)` and saves the graph to `directory`.
-    Returns the graph dict."""
+    `dynamic` maps an input's position to the dimensions that are one
+    symbolic size s0 (all of the same example size): the program is traced
+    again with that size grown by one, and every size that differs between
+    the two traces becomes a multiple of s0 (an op sequence that differs is
+    an error). Returns the graph dict."""
+    name = name or getattr(fn, "__name__", None) or type(fn).__name__
+    name = re.sub(r"\W", "_", name)
+    graph, constants, dtypes = _trace(fn, example_inputs, name)
+    if dynamic:
+        sizes = {example_inputs[i].shape[d] for i, dims in dynamic.items()
+                 for d in dims}
+        if len(sizes) != 1:
+            raise fmt.GraphError("the dynamic dimensions have different "
+                                 "example sizes %s" % sorted(sizes))
+        size = sizes.pop()
+        grown = []
+        for i, tensor in enumerate(example_inputs):
+            shape = list(tensor.shape)
+            for d in dynamic.get(i, []):
+                shape[d] += 1
+            grown.append(_like(tensor, shape))
+        other, _, _ = _trace(fn, grown, name)
+        graph = _generalize(graph, other, size)
+        graph["symbols"] = {"s0": {"min": 1}}
+    fmt.save(graph, directory, constants, dtypes)
+    return graph
+
+
+def _like(tensor, shape):
+    """A random tensor of `tensor`'s kind with `shape`."""
+    import torch
+    if tensor.dtype.is_floating_point:
+        return torch.randn(*shape, dtype=tensor.dtype)
+    if tensor.dtype == torch.bool:
+        return torch.rand(*shape) > 0.5
+    high = max(1, int(tensor.max()) + 1) if tensor.numel() else 1
+    return torch.randint(0, high, shape, dtype=tensor.dtype)
+
+
+def _generalize(first, second, size):
+    """`first` with every int that is k * size there and k * (size + 1) in
+    `second` replaced by "k*s0"."""
+    def merge(a, b, where):
+        if isinstance(a, bool) or isinstance(b, bool):
+            if a != b:
+                raise fmt.GraphError("%s differs between sizes" % where)
+            return a
+        if isinstance(a, int) and isinstance(b, int):
+            if a == b:
+                return a
+            step = b - a
+            if step > 0 and a == step * size:
+                return "s0" if step == 1 else "%d*s0" % step
+            raise fmt.GraphError("%s is %d at size %d and %d at size %d: "
+                                 "not a multiple of the size" % (
+                                     where, a, size, b, size + 1))
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            return [merge(x, y, where) for x, y in zip(a, b)]
+        if isinstance(a, dict) and isinstance(b, dict) and \
+                a.keys() == b.keys():
+            return {k: merge(a[k], b[k], where) for k in a}
+        if a != b:
+            raise fmt.GraphError("%s differs between sizes: the program "
+                                 "takes other steps at another size" % where)
+        return a
+    if len(first["nodes"]) != len(second["nodes"]):
+        raise fmt.GraphError("the program takes other steps at another "
+                             "size (%d ops, then %d)" % (
+                                 len(first["nodes"]), len(second["nodes"])))
+    merged = dict(first)
+    merged["inputs"] = merge(first["inputs"], second["inputs"], "an input")
+    merged["nodes"] = [
+        merge(a, b, "op %s (node '%s')" % (a["op"], a["name"]))
+        for a, b in zip(first["nodes"], second["nodes"])]
+    merged["outputs"] = merge(first["outputs"], second["outputs"], "outputs")
+    return merged
+
+
+def _trace(fn, example_inputs, name):
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
     traced = make_fx(fn)(*example_inputs)
-    name = name or getattr(fn, "__name__", None) or type(fn).__name__
-    name = re.sub(r"\W", "_", name)
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
     constants, constant_dtypes = {}, {}
@@ -157,5 +233,4 @@ def capture(fn, example_inputs, directory, name=None):
         else:
             raise fmt.GraphError("graph node kind '%s' is not supported"
                                  % node.op)
-    fmt.save(graph, directory, constants, constant_dtypes)
-    return graph
+    return graph, constants, constant_dtypes

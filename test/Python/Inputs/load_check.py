@@ -47,6 +47,16 @@ for name, shapes in (("block", [(5, 16)]), ("views", [(2, 3, 4), (2, 4)]),
             want = fn(*[i.clone() for i in inputs])
         check("%s call %d" % (name, step), model(*inputs), want)
 
+# A dynamic batch (captured with dynamic={0: [0]}): one artifact, any
+# number of rows, against PyTorch eager.
+dynamic = graphpart.load(os.path.join(converted, "block_dynamic.so"),
+                         backend="host", runtime_library=runtime)
+fn = table["block_dynamic"][0]
+for rows in (1, 5, 9, 33):
+    x = torch.randn(rows, 16)
+    with torch.no_grad():
+        check("block_dynamic %d rows" % rows, dynamic(x), fn(x))
+
 # A transposed (non-contiguous) argument: entries take row-major layouts,
 # so it is copied first and the result matches PyTorch's on the same view.
 block = graphpart.load(os.path.join(converted, "block.so"), backend="host",

@@ -146,6 +146,9 @@ def programs():
         "half_pointwise": (half_pointwise,
                            [torch.randn(4, 8).half(), torch.randn(4, 8).half()]),
         "more_ops": (more_ops, [torch.randn(4, 6), torch.randn(4, 6)]),
+        # A dynamic batch: traced at 5 and 6 rows, dimension 0 of input 0
+        # is the symbol s0.
+        "block_dynamic": (Block(), [torch.randn(5, 16)], {0: [0]}),
     }
 
 
@@ -160,11 +163,12 @@ def main():
     out = sys.argv[1]
     wanted = sys.argv[2:]
     os.makedirs(out, exist_ok=True)
-    for name, (fn, inputs) in programs().items():
+    for name, (fn, inputs, *dynamic) in programs().items():
         if wanted and name not in wanted:
             continue
         graphpart.capture(fn, [i.clone() for i in inputs],
-                          os.path.join(out, name), name=name)
+                          os.path.join(out, name), name=name,
+                          dynamic=dynamic[0] if dynamic else None)
         with torch.no_grad():
             results = fn(*[i.clone() for i in inputs])
         results = results if isinstance(results, tuple) else (results,)
