@@ -512,6 +512,9 @@ class Converter:
         op = node["op"]
         args, kwargs = node.get("args", []), node.get("kwargs", {})
         handler = OPS.get(op)
+        if handler is None and op.endswith("_") and op[:-1] in OPS:
+            self.check_inplace(node)
+            handler = OPS[op[:-1]]
         if handler is None:
             if op in self.graph.get("custom_ops", {}):
                 return self.custom_op(node)
@@ -538,6 +541,41 @@ class Converter:
             raise self.error("converted to shapes %s, the graph says %s"
                              % (got, expected))
         return result
+
+    def random(self, shape, distribution):
+        """A tensor of `distribution` ("uniform" on [0, 1) or "normal"),
+        drawn afresh on every call: a call that gp-import makes a
+        gp.rng.fill from a generator of its own (graph-safe: a replay draws
+        new numbers)."""
+        shape = [normal_dim(d) for d in shape]
+        symbol = "gp_rng_%s_%s" % (distribution, "x".join(
+            str(d) if is_static(d) else "d" for d in shape) or "scalar")
+        dynamic = [d for d in shape if not is_static(d)]
+        decl = ('func.func private @%s(%s) -> %s attributes {gp.rng = "%s"}'
+                % (symbol, ", ".join(["index"] * len(dynamic)),
+                   tensor_type(shape), distribution))
+        self.decls.setdefault(symbol, decl)
+        name = self.fresh("rand")
+        self.emit("%s = func.call @%s(%s) : (%s) -> %s" % (
+            name, symbol, ", ".join(self.index(d) for d in dynamic),
+            ", ".join(["index"] * len(dynamic)), tensor_type(shape)))
+        return Value(name, shape)
+
+    def check_inplace(self, node):
+        """An in-place op (`add_`, `bernoulli_`) is converted as its
+        functional form: the tensor it writes may only be read through its
+        result afterwards."""
+        arg = node.get("args", [None])[0]
+        if not (isinstance(arg, dict) and "node" in arg):
+            return
+        users = self.later_users(arg["node"])
+        if users or any(arg["node"] == i["name"]
+                        for i in self.graph["inputs"]):
+            raise self.error(
+                "writes '%s' in place, which %s: convert the functional "
+                "form instead" % (arg["node"], "is a program input" if not
+                                  users else "is read again by " +
+                                  ", ".join(users)))
 
     def later_users(self, name):
         """Nodes after the current one, and outputs, that read `name`."""
@@ -1042,6 +1080,56 @@ def to_copy(c, args, kwargs):
     return c.value(args[0])
 
 
+def random_like(distribution):
+    def convert(c, args, kwargs):
+        return c.random(c.value(args[0]).shape, distribution)
+    return convert
+
+
+def random_sized(distribution):
+    def convert(c, args, kwargs):
+        return c.random(list(args[0]), distribution)
+    return convert
+
+
+def bernoulli(c, args, kwargs):
+    """bernoulli(t, p) (and bernoulli_, in place): 1.0 with probability p."""
+    t, p = c.value(args[0]), args[1] if len(args) > 1 else kwargs.get("p")
+    if not isinstance(p, (int, float)) or isinstance(p, bool):
+        raise c.error("the probability must be a number")
+    return c.elementwise([c.random(t.shape, "uniform"), float(p)], lambda n: (
+        ["%%hit = arith.cmpf olt, %s, %s : f32" % tuple(n),
+         "%r = arith.uitofp %hit : i1 to f32"], "%r"))
+
+
+def native_dropout(c, args, kwargs):
+    """(x * keep / (1 - p), keep) with keep drawn afresh on every call."""
+    x, p = c.value(args[0]), float(args[1])
+    train = args[2] if len(args) > 2 else kwargs.get("train")
+    if train is False:
+        return [x, c.elementwise([x], lambda n: (
+            ["%r = arith.constant true"], "%r"), out_elem="i1")]
+    keep = c.elementwise([c.random(x.shape, "uniform"), 1.0 - p], lambda n: (
+        ["%%r = arith.cmpf olt, %s, %s : f32" % tuple(n)], "%r"),
+        out_elem="i1")
+    scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
+    out = c.elementwise([x, keep, scale], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%s = arith.mulf %s, %s : f32" % (n[0], n[2]),
+         "%%r = arith.select %s, %%s, %%zero : f32" % n[1]], "%r"),
+        keep_bool=(1,))
+    return [out, keep]
+
+
+def native_dropout_backward(c, args, kwargs):
+    grad, mask, scale = c.value(args[0]), c.value(args[1]), float(args[2])
+    return c.elementwise([grad, mask, scale], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%s = arith.mulf %s, %s : f32" % (n[0], n[2]),
+         "%%r = arith.select %s, %%s, %%zero : f32" % n[1]], "%r"),
+        keep_bool=(1,))
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         a, b = c.operand(args[0]), c.operand(args[1])
@@ -1150,6 +1238,15 @@ OPS = {
     "aten::reciprocal": unary(lambda n: (
         ["%one = arith.constant 1.000000000e+00 : f32",
          "%%r = arith.divf %%one, %s : f32" % n[0]], "%r")),
+    "aten::rand": random_sized("uniform"),
+    "aten::randn": random_sized("normal"),
+    "aten::rand_like": random_like("uniform"),
+    "aten::randn_like": random_like("normal"),
+    "aten::bernoulli": bernoulli,
+    "aten::native_dropout": native_dropout,
+    "aten::native_dropout_backward": native_dropout_backward,
+    "aten::empty_like": filled_like(0.0),
+    "aten::is_same_size": lambda c, a, k: [],
     "aten::zeros_like": filled_like(0.0),
     "aten::ones_like": filled_like(1.0),
     "aten::full": full,

@@ -2,7 +2,9 @@
 //
 // A func.call of an external declaration becomes a gp.fallback named by
 // the declaration's gp.op_name (or its own name), with the schema its
-// gp.mutates, gp.aliases and gp.tags attributes give.
+// gp.mutates, gp.aliases and gp.tags attributes give. A declaration marked
+// gp.rng = "uniform" or "normal" is a random tensor instead: a buffer that
+// gp.rng.fill fills from a generator of the call's own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +20,8 @@ using namespace mlir::gp::importer;
 
 static bool isIdentifier(StringRef name) {
   return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
-         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 /// The integers of `attr`: a dense i64 array or an array of integers.
@@ -40,12 +43,55 @@ static FailureOr<SmallVector<int64_t>> integerList(Attribute attr) {
   return values;
 }
 
+LogicalResult FunctionImporter::importRngCall(func::CallOp call,
+                                              func::FuncOp callee) {
+  auto kind = dyn_cast<StringAttr>(callee->getAttr("gp.rng"));
+  std::optional<RngDistribution> distribution =
+      kind ? symbolizeRngDistribution(kind.getValue()) : std::nullopt;
+  if (!distribution)
+    return callee.emitError() << "gp-import: gp.rng must be \"uniform\" or "
+                                 "\"normal\", got "
+                              << callee->getAttr("gp.rng");
+  auto type = call.getNumResults() == 1
+                  ? dyn_cast<MemRefType>(call.getResult(0).getType())
+                  : MemRefType();
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      static_cast<int64_t>(call.getNumOperands()) != type.getNumDynamicDims() ||
+      !llvm::all_of(call.getOperandTypes(), llvm::IsaPred<IndexType>))
+    return call.emitError()
+           << "gp-import: a gp.rng call returns one floating-point buffer "
+              "and takes an index for each of its dynamic sizes";
+  // Each random tensor draws from a generator of its own, so that it draws
+  // fresh numbers on every call and independently of the others.
+  auto module = function->getParentOfType<ModuleOp>();
+  std::string name;
+  for (unsigned index = 0;; ++index) {
+    name = "rng" + std::to_string(index);
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      break;
+  }
+  OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+  RngGeneratorOp::create(moduleBuilder, call.getLoc(),
+                         moduleBuilder.getStringAttr(name), IntegerAttr());
+  Location loc = call.getLoc();
+  Value buffer = BufferAllocOp::create(builder, loc, type, call.getOperands(),
+                                       IntegerAttr());
+  Value state =
+      RngStateOp::create(builder, loc, RngStateType::get(builder.getContext()),
+                         name, RngRole::forward);
+  RngFillOp::create(builder, loc, *distribution, state, buffer);
+  replace(call, buffer);
+  return success();
+}
+
 LogicalResult FunctionImporter::importCall(func::CallOp call) {
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       call, call.getCalleeAttr());
   if (!callee)
-    return call.emitError() << "gp-import: no func.func named "
-                            << call.getCalleeAttr();
+    return call.emitError()
+           << "gp-import: no func.func named " << call.getCalleeAttr();
+  if (callee->hasAttr("gp.rng"))
+    return importRngCall(call, callee);
   if (!callee.isExternal())
     return call.emitError()
            << "gp-import: '" << callee.getSymName()
@@ -123,11 +169,11 @@ LogicalResult FunctionImporter::importCall(func::CallOp call) {
     if (!isa<MemRefType>(type) && !isScalar(type))
       return call.emitError() << "gp-import: a call result of type " << type
                               << " cannot be imported";
-  auto fallback = FallbackOp::create(
-      builder, call.getLoc(), call.getResultTypes(),
-      builder.getStringAttr(name), call.getOperands(),
-      builder.getDenseI64ArrayAttr(mutates), aliases, tags,
-      DenseI64ArrayAttr());
+  auto fallback =
+      FallbackOp::create(builder, call.getLoc(), call.getResultTypes(),
+                         builder.getStringAttr(name), call.getOperands(),
+                         builder.getDenseI64ArrayAttr(mutates), aliases, tags,
+                         DenseI64ArrayAttr());
   ++counts.fallbacks;
   call.replaceAllUsesWith(fallback.getResults());
   call.erase();

@@ -86,6 +86,7 @@ private:
   LogicalResult importCast(memref::CastOp cast);
   LogicalResult importDim(memref::DimOp dim);
   LogicalResult importCall(func::CallOp call);
+  LogicalResult importRngCall(func::CallOp call, func::FuncOp callee);
   LogicalResult updateFunctionType();
 
   /// The size of dimension `dim` of `buffer` as an index value.

@@ -266,3 +266,28 @@ func.func @bounds(%x: memref<?xf32>) attributes {gp.symint_min = 8 : i64, gp.sym
 func.func @device(%x: memref<4xf32>) attributes {gp.default_device = "cuda:0"} {
   return
 }
+
+// -----
+
+// gp.rng names a distribution.
+// expected-error @+1 {{gp-import: gp.rng must be "uniform" or "normal", got "gaussian"}}
+func.func private @r() -> memref<4xf32> attributes {gp.rng = "gaussian"}
+func.func @rng_kind() -> memref<4xf32> {
+  %r = func.call @r() : () -> memref<4xf32>
+  return %r : memref<4xf32>
+}
+
+// -----
+
+// A gp.rng call takes an index per dynamic size and returns a float buffer.
+func.func private @r(index, index) -> memref<?xf32> attributes {gp.rng = "uniform"}
+func.func @rng_signature(%n: index) -> memref<?xf32> {
+  // expected-error @+1 {{gp-import: a gp.rng call returns one floating-point buffer and takes an index for each of its dynamic sizes}}
+  %r = func.call @r(%n, %n) : (index, index) -> memref<?xf32>
+  return %r : memref<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gp.rng' must be a string, "uniform" or "normal", got 3}}
+func.func private @r() -> memref<4xf32> attributes {gp.rng = 3}

@@ -132,6 +132,20 @@ def more_ops(x, y):
     return a * b, c + d, e, g, h, z, x.bfloat16().float(), x.mean()
 
 
+def dropout(x, g):
+    """Training-mode dropout, forward and backward in one graph (the
+    backward must drop what the forward dropped), and random tensors."""
+    x = x.detach().requires_grad_()
+    y = torch.nn.functional.dropout(x, 0.25, training=True)
+    (gx,) = torch.autograd.grad(y, x, g)
+    return y, gx, torch.rand(64, 64), torch.randn_like(g)
+
+
+# Programs whose outputs are random: no expected outputs are saved; their
+# checks are statistical (rng_check.py) and captured-against-eager.
+RANDOM = {"dropout"}
+
+
 def programs():
     torch.manual_seed(7)
     return {
@@ -149,6 +163,7 @@ def programs():
         # A dynamic batch: traced at 5 and 6 rows, dimension 0 of input 0
         # is the symbol s0.
         "block_dynamic": (Block(), [torch.randn(5, 16)], {0: [0]}),
+        "dropout": (dropout, [torch.randn(64, 64), torch.ones(64, 64)]),
     }
 
 
@@ -169,8 +184,11 @@ def main():
         graphpart.capture(fn, [i.clone() for i in inputs],
                           os.path.join(out, name), name=name,
                           dynamic=dynamic[0] if dynamic else None)
-        with torch.no_grad():
-            results = fn(*[i.clone() for i in inputs])
+        if name in RANDOM:
+            results = ()
+        else:
+            with torch.no_grad():
+                results = fn(*[i.clone() for i in inputs])
         results = results if isinstance(results, tuple) else (results,)
         for i, value in enumerate(inputs):
             np.save(os.path.join(out, "%s.input.%d.npy" % (name, i)),

@@ -75,6 +75,8 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
     wellFormed = isa<ArrayAttr, DenseI64ArrayAttr>(value);
   else if (name == "gp.tags")
     wellFormed = isa<ArrayAttr>(value);
+  else if (name == "gp.rng")
+    wellFormed = isa<StringAttr>(value);
   if (wellFormed) {
     if (!isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << name << "' belongs on a function";
@@ -84,6 +86,7 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
              << llvm::StringSwitch<StringRef>(name)
                     .Case("gp.default_device", "a #gp.device attribute")
                     .Case("gp.op_name", "a string \"ns::op\"")
+                    .Case("gp.rng", "a string, \"uniform\" or \"normal\"")
                     .Case("gp.tags", "an array of strings")
                     .StartsWith("gp.symint", "an integer")
                     .Default("an array of integers")
@@ -92,8 +95,7 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() != getArenasAttrName())
     return op->emitError() << "unknown gp attribute '"
-                           << attr.getName().getValue()
-                           << "'";
+                           << attr.getName().getValue() << "'";
   if (!isa<FunctionOpInterface>(op))
     return op->emitError() << "'" << getArenasAttrName()
                            << "' belongs on a function";
@@ -105,12 +107,12 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
   for (Attribute element : arenas) {
     auto arena = dyn_cast<ArenaAttr>(element);
     if (!arena)
-      return op->emitError() << "'" << getArenasAttrName()
-                             << "' must be an array of #gp.arena, got "
-                             << element;
+      return op->emitError()
+             << "'" << getArenasAttrName()
+             << "' must be an array of #gp.arena, got " << element;
     if (!devices.insert(arena.getDevice()).second)
-      return op->emitError() << "two arenas for device "
-                             << arena.getDevice().str();
+      return op->emitError()
+             << "two arenas for device " << arena.getDevice().str();
   }
   return success();
 }
