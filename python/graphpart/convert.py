@@ -129,9 +129,11 @@ class Scalar:
 
 
 class Value:
-    def __init__(self, name, shape, sliced=False, elem="f32"):
+    def __init__(self, name, shape, sliced=False, elem="f32", device=None):
         self.name, self.shape, self.elem = name, [normal_dim(d) for d in
                                                   shape], elem
+        # A gp device ("cpu", "cuda:1") other than the program's, or None.
+        self.device = device
         # A tensor.extract_slice result: a strided view once bufferized,
         # which gp reshapes only after a copy.
         self.sliced = sliced
@@ -197,12 +199,58 @@ class Converter:
         return "[%s]" % ", ".join(str(d) if is_static(d) else self.index(d)
                                   for d in shape)
 
-    def empty(self, shape, elem="f32"):
+    def empty(self, shape, elem="f32", device=None):
         name = self.fresh("empty")
         dynamic = [self.index(d) for d in shape if not is_static(d)]
-        self.emit("%s = tensor.empty(%s) : %s" % (
-            name, ", ".join(dynamic), tensor_type(shape, elem)))
+        if device is None:
+            self.emit("%s = tensor.empty(%s) : %s" % (
+                name, ", ".join(dynamic), tensor_type(shape, elem)))
+        else:
+            # A tensor on another device: bufferized into that memory space.
+            self.emit("%s = bufferization.alloc_tensor(%s) {memory_space = "
+                      "#gp.device<%s>} : %s" % (
+                          name, ", ".join(dynamic), device,
+                          tensor_type(shape, elem)))
         return name
+
+    def device_of(self, values):
+        """The device `values` share (None: the program's); tensors on
+        different devices cannot meet in one op, as in PyTorch."""
+        devices = {v.device for v in values if isinstance(v, Value)}
+        if len(devices) > 1:
+            raise self.error("operands on different devices (%s)" % ", ".join(
+                sorted(d or self.device for d in devices)))
+        return devices.pop() if devices else None
+
+    def move(self, x, device):
+        """`x` copied to `device` (None: the program's)."""
+        if x.device == device:
+            return x
+        name = self.fresh("moved")
+        dynamic = [self.index(d) for d in x.shape if not is_static(d)]
+        self.emit("%s = bufferization.alloc_tensor(%s) copy(%s) {memory_space "
+                  "= #gp.device<%s>} : %s" % (
+                      name, ", ".join(dynamic), x.name, device or self.device,
+                      x.type))
+        return Value(name, x.shape, elem=x.elem, device=device)
+
+    def gp_device(self, torch_device):
+        """A PyTorch device as a gp device, None for the program's own: the
+        device the graph's inputs were captured on."""
+        home = self.graph["inputs"][0].get("device", "cpu") \
+            if self.graph["inputs"] else "cpu"
+        text = torch_device.get("device") if isinstance(torch_device, dict) \
+            else torch_device
+        if text is None or text == home or (
+                text == "cuda" and home == "cuda:0"):
+            return None
+        if text == "cpu":
+            return "cpu"
+        if text == "cuda":
+            return "cuda:0"
+        if text.startswith("cuda:"):
+            return text
+        raise self.error("device %r is not supported" % text)
 
     def count(self, dims):
         """The number of elements of `dims`: a float, or a Scalar when it is
@@ -220,8 +268,8 @@ class Converter:
         self.emit("%s = arith.sitofp %s : i64 to f32" % (as_float, as_int))
         return Scalar(as_float)
 
-    def filled(self, shape, value, elem="f32"):
-        init, fill = self.empty(shape, elem), self.fresh("fill")
+    def filled(self, shape, value, elem="f32", device=None):
+        init, fill = self.empty(shape, elem, device), self.fresh("fill")
         scalar = self.fresh("c")
         self.emit("%s = arith.constant %s : %s" % (scalar, float_literal(value),
                                                    elem))
@@ -244,8 +292,9 @@ class Converter:
         maps = [dims_map(rank, exprs) for _, exprs in inputs]
         maps.append(dims_map(rank, out_map))
         out_type = tensor_type(out_shape, out_elem)
+        device = self.device_of([v for v, _ in inputs])
         if init is None:
-            init = self.empty(out_shape, out_elem)
+            init = self.empty(out_shape, out_elem, device)
         block_args = ["%%in%d" % i for i in range(len(inputs))]
         elems = [v.elem for v, _ in inputs] + [out_elem]
         lines, args = [], []
@@ -278,7 +327,7 @@ class Converter:
             self.emit("  " + line)
         self.emit("  linalg.yield %s : %s" % (result, out_elem))
         self.emit("} -> %s" % out_type)
-        return Value(name, out_shape, elem=out_elem)
+        return Value(name, out_shape, elem=out_elem, device=device)
 
     def cast(self, x, elem):
         """`x` rounded (or widened) to `elem`; bool to float is 0 or 1."""
@@ -343,7 +392,8 @@ class Converter:
         dims = sorted({d % rank for d in dims}) if dims else list(range(rank))
         kept = [i for i in range(rank) if i not in dims]
         out_shape = [x.shape[i] for i in kept]
-        init = self.filled(out_shape, 0.0 if kind == "sum" else -math.inf)
+        init = self.filled(out_shape, 0.0 if kind == "sum" else -math.inf,
+                           device=x.device)
         op = "arith.addf" if kind == "sum" else "arith.maximumf"
 
         def body(args, out):
@@ -367,7 +417,8 @@ class Converter:
             x = self.copy(x)
         flat = x
         if len(x.shape) != 1:
-            flat = Value(self.fresh("flat"), [total], elem=x.elem)
+            flat = Value(self.fresh("flat"), [total], elem=x.elem,
+                         device=x.device)
             if x.shape:
                 self.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
                     flat.name, x.name, list(range(len(x.shape))), x.type,
@@ -378,7 +429,7 @@ class Converter:
                                           flat.type))
         if len(shape) == 1:
             return flat
-        out = Value(self.fresh("view"), shape, elem=x.elem)
+        out = Value(self.fresh("view"), shape, elem=x.elem, device=x.device)
         if shape:
             self.emit("%s = tensor.expand_shape %s [%s] output_shape %s : %s "
                       "into %s" % (out.name, flat.name, list(range(len(shape))),
@@ -417,11 +468,12 @@ class Converter:
         if a.elem != b.elem:
             b = self.cast(b, a.elem)
         # One element type throughout, as cuBLAS takes it (f32 compute).
-        zero, name = self.filled(shape, 0.0, a.elem), self.fresh("mm")
+        device = self.device_of([a, b])
+        zero, name = self.filled(shape, 0.0, a.elem, device), self.fresh("mm")
         self.emit("%s = %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
             name, op, a.name, b.name, a.type, b.type, zero,
             tensor_type(shape, a.elem), tensor_type(shape, a.elem)))
-        return Value(name, shape, elem=a.elem)
+        return Value(name, shape, elem=a.elem, device=device)
 
     # -- operands ---------------------------------------------------------
     def value(self, arg):
@@ -614,6 +666,10 @@ class Converter:
         if len(operands) != len(node.get("args", [])):
             raise self.error("custom ops take tensors only here")
         outputs = node.get("outputs", [])
+        if self.device_of(operands) is not None:
+            raise self.error("custom ops on %s are not supported (on the "
+                             "program's device only)"
+                             % self.device_of(operands))
         if not all(is_static(d) for v in operands for d in v.shape) or \
                 not all(is_static(d) for o in outputs for d in o["shape"]):
             raise self.error("custom ops on symbolic sizes are not supported")
@@ -884,7 +940,8 @@ def slice_op(c, args, kwargs):
     count = (end - start + step - 1) // step
     offsets, sizes, strides = [0] * rank, list(x.shape), [1] * rank
     offsets[dim], sizes[dim], strides[dim] = start, count, step
-    out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem)
+    out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem,
+                device=x.device)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
         out.name, x.name, offsets, c.sizes(sizes), strides, x.type,
         out.type))
@@ -905,7 +962,7 @@ def select(c, args, kwargs):
     offsets, sizes = [0] * rank, list(x.shape)
     offsets[dim], sizes[dim] = index, 1
     out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
-                sliced=True, elem=x.elem)
+                sliced=True, elem=x.elem, device=x.device)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
         out.name, x.name, offsets, c.sizes(sizes), [1] * rank, x.type,
         out.type))
@@ -923,7 +980,8 @@ def cat(c, args, kwargs):
     if not all(is_static(t.shape[dim]) for t in tensors):
         raise c.error("cat along a symbolic dimension is not supported")
     shape[dim] = sum(t.shape[dim] for t in tensors)
-    current, offset = c.empty(shape, elem), 0
+    device = c.device_of(tensors)
+    current, offset = c.empty(shape, elem, device), 0
     for t in tensors:
         offsets = [0] * rank
         offsets[dim] = offset
@@ -933,7 +991,7 @@ def cat(c, args, kwargs):
             t.type,
             tensor_type(shape, elem)))
         current, offset = name, offset + t.shape[dim]
-    return Value(current, shape, elem=elem)
+    return Value(current, shape, elem=elem, device=device)
 
 
 def addmm(c, args, kwargs):
@@ -1057,8 +1115,11 @@ def leaky_relu(c, args, kwargs):
 def filled_like(value):
     """zeros_like / ones_like (the node's dtype is applied after)."""
     def convert(c, args, kwargs):
-        shape = c.value(args[0]).shape
-        return Value(c.filled(shape, value), shape)
+        x = c.value(args[0])
+        device = c.gp_device(kwargs["device"]) if "device" in kwargs \
+            else x.device
+        return Value(c.filled(x.shape, value, device=device), x.shape,
+                     device=device)
     return convert
 
 
@@ -1066,28 +1127,36 @@ def full(c, args, kwargs):
     shape, value = list(args[0]), args[1]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise c.error("the fill value must be a number")
-    return Value(c.filled(shape, float(value)), shape)
+    device = c.gp_device(kwargs.get("device"))
+    return Value(c.filled(shape, float(value), device=device), shape,
+                 device=device)
 
 
 def to_copy(c, args, kwargs):
-    """A dtype conversion (applied as the node's result dtype); moving
-    between devices is not converted yet."""
-    device = kwargs.get("device")
-    if isinstance(device, dict) and device.get("device") not in (
-            None, c.graph["inputs"][0].get("device") if c.graph["inputs"]
-            else None):
-        raise c.error("a move to %s is not supported yet" % device["device"])
-    return c.value(args[0])
+    """.to(dtype) (the node's result dtype rounds) and .to(device),
+    `.cpu()`, `.cuda()`: a copy into the other device's memory, which
+    gp-partition cuts at."""
+    x = c.value(args[0])
+    if "device" in kwargs:
+        return c.move(x, c.gp_device(kwargs["device"]))
+    return x
 
 
 def random_like(distribution):
     def convert(c, args, kwargs):
-        return c.random(c.value(args[0]).shape, distribution)
+        x = c.value(args[0])
+        if x.device is not None:
+            raise c.error("random tensors on %s are not supported (on the "
+                          "program's device only)" % x.device)
+        return c.random(x.shape, distribution)
     return convert
 
 
 def random_sized(distribution):
     def convert(c, args, kwargs):
+        if c.gp_device(kwargs.get("device")) is not None:
+            raise c.error("random tensors on %s are not supported (on the "
+                          "program's device only)" % kwargs["device"])
         return c.random(list(args[0]), distribution)
     return convert
 
