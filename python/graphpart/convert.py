@@ -492,9 +492,12 @@ class Converter:
         return found
 
     def operand(self, arg):
-        """A tensor, or a Python number for a scalar operand."""
+        """A tensor, a Python number, or a Scalar (an `.item()`)."""
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return float(arg)
+        if isinstance(arg, dict) and isinstance(self.values.get(
+                arg.get("node")), Scalar):
+            return self.values[arg["node"]]
         return self.value(arg)
 
     # -- the program ------------------------------------------------------
@@ -588,7 +591,7 @@ class Converter:
         expected = [[normal_dim(d) for d in o["shape"]]
                     for o in node.get("outputs", [])]
         got = [v.shape for v in (result if isinstance(result, list)
-                                 else [result])]
+                                 else [result]) if isinstance(v, Value)]
         if expected and got[:len(expected)] != expected:
             raise self.error("converted to shapes %s, the graph says %s"
                              % (got, expected))
@@ -1199,6 +1202,24 @@ def native_dropout_backward(c, args, kwargs):
         keep_bool=(1,))
 
 
+def item(c, args, kwargs):
+    """`.item()`: the one element, as a scalar later ops take (gp-import
+    makes it a gp.item: the program waits for the value there)."""
+    x = c.value(args[0])
+    if from_product(product(x.shape)) != 1:
+        raise c.error(".item() of a tensor of %s elements" % (x.shape,))
+    x = c.reshape(x, []) if x.shape else x
+    value = c.fresh("item")
+    c.emit("%s = tensor.extract %s[] : %s" % (value, x.name, x.type))
+    if x.elem in HALF_TYPES:
+        wide = c.fresh("item")
+        c.emit("%s = arith.extf %s : %s to f32" % (wide, value, x.elem))
+        value = wide
+    elif x.elem != "f32":
+        raise c.error(".item() of %s tensors is not supported" % x.elem)
+    return Scalar(value)
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         a, b = c.operand(args[0]), c.operand(args[1])
@@ -1321,6 +1342,7 @@ OPS = {
     "aten::full": full,
     "aten::_to_copy": to_copy,
     "aten::lift_fresh_copy": identity,
+    "aten::_local_scalar_dense": item,
     "aten::where": where,
     "aten::embedding": embedding,
     "aten::masked_fill": masked_fill,
