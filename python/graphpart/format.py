@@ -51,7 +51,8 @@ def save(graph, directory, constants, dtypes=None):
     graph["format"], graph["version"] = FORMAT, VERSION
     entries = []
     for name, array in constants.items():
-        array = np.ascontiguousarray(array)
+        # np.ascontiguousarray would make a 0-d array 1-d.
+        array = np.array(array, order="C", copy=True)
         path = os.path.join("constants", name + ".npy")
         np.save(os.path.join(directory, path), array)
         dtype = (dtypes or {}).get(name, str(array.dtype))
