@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import tempfile
 
-from .convert import convert
+from .convert import convert_program
 from .format import GraphError, load as load_graph
 from .runtime import load
 
@@ -27,7 +27,8 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
             pipeline_options="", gp_compile=None, runtime_library=None):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
     `target` (host or cuda) and loads it. The intermediate files stay in
-    `work_dir` when one is given (else a temporary directory, removed)."""
+    `work_dir` when one is given (else a temporary directory, removed).
+    Inputs `fn` writes in place are written by the compiled call too."""
     from .torch_capture import capture
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
@@ -40,10 +41,11 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
         graph = capture(fn, example_inputs, graph_dir, name)
         program = os.path.join(work, graph["name"] + ".mlir")
         graph, constants = load_graph(graph_dir)
+        # cuda:0 on both targets: the host backend runs a program's cuda
+        # buffers in host memory, captured like on the GPU.
+        text, mutated_inputs = convert_program(graph, constants, "cuda:0")
         with open(program, "w") as f:
-            # cuda:0 on both targets: the host backend runs a program's
-            # cuda buffers in host memory, captured like on the GPU.
-            f.write(convert(graph, constants, "cuda:0"))
+            f.write(text)
         artifact = os.path.join(work, graph["name"] + ".so")
         weights = os.path.join(work, "weights")
         command = [compiler, program, "--bufferize", "--target", target,
@@ -54,7 +56,8 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
         if done.returncode != 0:
             raise GraphError("gp-compile failed:\n" + done.stderr)
         return load(artifact, backend=target, weights=weights,
-                    runtime_library=runtime_library)
+                    runtime_library=runtime_library,
+                    mutated_inputs=mutated_inputs)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -152,6 +152,12 @@ class Converter:
         self.node = None
         # Index values of symbols and of the dimensions made from them.
         self.symbols, self.dim_values = {}, {}
+        # In-place writes to inputs: node -> the input it writes, and each
+        # written input -> the node holding its final value.
+        self.written_inputs, self.mutated = {}, {}
+        # View nodes: name -> (the node they view, whether they view all of
+        # it in its shape); and the names an in-place write replaces.
+        self.view_of, self.rebind = {}, []
 
     # -- helpers ----------------------------------------------------------
     def error(self, message):
@@ -540,14 +546,35 @@ class Converter:
             self.values[name] = value
         for node in graph["nodes"]:
             self.node = node
-            self.values[node["name"]] = self.convert_node(node)
+            self.record_view(node)
+            self.rebind = []
+            result = self.convert_node(node)
+            self.values[node["name"]] = result
+            # An in-place write: later reads of the tensor it wrote (and of
+            # the tensors that view all of it) read the new value.
+            for name in self.rebind:
+                self.values[name] = result
         self.node = None
         results = [self.value(out) for out in graph["outputs"]]
+        # Inputs written in place: their final values, after the outputs.
+        self.mutated_inputs = [
+            index for index, entry in enumerate(graph["inputs"])
+            if entry["name"] in self.mutated]
+        for index in self.mutated_inputs:
+            name = graph["inputs"][index]["name"]
+            value = self.value({"node": self.mutated[name]})
+            results.append(self.move(value, None))
         self.emit("return %s : %s" % (
             ", ".join(r.name for r in results),
             ", ".join(r.type for r in results)))
         header = ["// Converted by graphpart from %s (%s)." % (
             graph["name"], graph.get("producer", "unknown producer"))]
+        if self.mutated_inputs:
+            header.append(
+                "// Inputs written in place, whose final values are the "
+                "last %d result(s): %s." % (len(self.mutated_inputs), ", ".join(
+                    "%s (argument %d)" % (graph["inputs"][i]["name"], i)
+                    for i in self.mutated_inputs)))
         header += self.decls.values()
         attributes = ["gp.default_device = #gp.device<%s>" % self.device]
         ranges = graph.get("symbols", {}).values()
@@ -570,6 +597,8 @@ class Converter:
         if handler is None and op.endswith("_") and op[:-1] in OPS:
             self.check_inplace(node)
             handler = OPS[op[:-1]]
+        elif op == "aten::copy_":
+            self.check_inplace(node)
         if handler is None:
             if op in self.graph.get("custom_ops", {}):
                 return self.custom_op(node)
@@ -616,21 +645,97 @@ class Converter:
             ", ".join(["index"] * len(dynamic)), tensor_type(shape)))
         return Value(name, shape)
 
+    def record_view(self, node):
+        """Notes that `node` views (aliases) its first argument, and whether
+        it views all of it in the same shape (a full slice, a detach)."""
+        op, args = node["op"], node.get("args", [])
+        base = args[0] if args else None
+        if op not in VIEW_OPS or not (isinstance(base, dict) and
+                                      "node" in base):
+            return
+        base_shape = self.shape_of(base["node"])
+        shape = [o["shape"] for o in node.get("outputs", [])]
+        # A transpose of a square matrix keeps the shape and is not the
+        # same tensor: only ops that are identities at the same shape count.
+        whole = op in ("aten::alias", "aten::detach") or (
+            op in SAME_SHAPE_IDENTITY_VIEWS and len(shape) == 1 and
+            base_shape is not None and shape[0] == base_shape and
+            (op != "aten::slice" or (len(args) < 5 or args[4] == 1)))
+        self.view_of[node["name"]] = (base["node"], whole)
+
+    def shape_of(self, name):
+        for entry in self.graph["inputs"]:
+            if entry["name"] == name:
+                return entry["shape"]
+        for entry in self.graph["nodes"]:
+            if entry["name"] == name:
+                outputs = entry.get("outputs", [])
+                return outputs[0]["shape"] if len(outputs) == 1 else None
+        return None
+
     def check_inplace(self, node):
-        """An in-place op (`add_`, `bernoulli_`) is converted as its
-        functional form: the tensor it writes may only be read through its
-        result afterwards."""
+        """An in-place op (`add_`, `bernoulli_`, `copy_`, `index_put_`) is
+        converted as its functional form, and later reads of the tensor it
+        wrote read its result (`self.rebind`). A tensor and the views of
+        all of it (full slices, detach) are one tensor here; a write through
+        a view of part of a tensor, or to a tensor whose earlier views are
+        read afterwards, is refused: the converted program would miss it.
+        A write to a program input is kept: the input's final value becomes
+        an extra result (`mutated_inputs`), which the caller copies back
+        (graphpart.load does)."""
         arg = node.get("args", [None])[0]
         if not (isinstance(arg, dict) and "node" in arg):
             return
-        users = self.later_users(arg["node"])
-        if users or any(arg["node"] == i["name"]
-                        for i in self.graph["inputs"]):
+        # The written tensor and what it views whole, up to the first
+        # tensor that is not such a view.
+        chain = [arg["node"]]
+        while chain[-1] in self.view_of and self.view_of[chain[-1]][1]:
+            chain.append(self.view_of[chain[-1]][0])
+        if chain[-1] in self.view_of:
+            base = chain[-1]
+            while base in self.view_of:
+                base = self.view_of[base][0]
+            family = self.aliases_of(base)
+            readers = sorted({u for name in family
+                              for u in self.later_users(name)})
+            if readers or self.input_root(base) is not None:
+                raise self.error(
+                    "writes '%s' in place through the view '%s' (a part or "
+                    "a rearrangement of it), and %s: writes through such "
+                    "views are not supported"
+                    % (base, arg["node"], "'%s' is a program input" % base
+                       if self.input_root(base) is not None else
+                       "it is read again by " + ", ".join(readers)))
+        stale = sorted({u for name in self.aliases_of(chain[-1])
+                        if name not in chain
+                        for u in self.later_users(name)})
+        if stale:
             raise self.error(
-                "writes '%s' in place, which %s: convert the functional "
-                "form instead" % (arg["node"], "is a program input" if not
-                                  users else "is read again by " +
-                                  ", ".join(users)))
+                "writes '%s' in place, and views of it taken before are read "
+                "again by %s: take the views after the write"
+                % (arg["node"], ", ".join(stale)))
+        self.rebind = chain
+        root = self.input_root(chain[-1])
+        if root is not None:
+            self.written_inputs[node["name"]] = root
+            self.mutated[root] = node["name"]
+
+    def input_root(self, name):
+        """The program input `name` is (or holds the written value of)."""
+        if any(i["name"] == name for i in self.graph["inputs"]):
+            return name
+        return self.written_inputs.get(name)
+
+    def aliases_of(self, base):
+        """`base` and every recorded view of it, transitively."""
+        family, grew = {base}, True
+        while grew:
+            grew = False
+            for name, (of, _) in self.view_of.items():
+                if of in family and name not in family:
+                    family.add(name)
+                    grew = True
+        return family
 
     def later_users(self, name):
         """Nodes after the current one, and outputs, that read `name`."""
@@ -1135,6 +1240,14 @@ def full(c, args, kwargs):
                  device=device)
 
 
+def filled_sized(value, new=False):
+    """zeros/ones/empty(size) and x.new_zeros/new_ones/new_empty(size)
+    (`new`: the size follows the tensor); empty is zeros here."""
+    def convert(c, args, kwargs):
+        return full(c, [args[1 if new else 0], value], kwargs)
+    return convert
+
+
 def to_copy(c, args, kwargs):
     """.to(dtype) (the node's result dtype rounds) and .to(device),
     `.cpu()`, `.cuda()`: a copy into the other device's memory, which
@@ -1220,6 +1333,181 @@ def item(c, args, kwargs):
     return Scalar(value)
 
 
+def copy(c, args, kwargs):
+    """copy_(dst, src): src broadcast to dst's shape, in dst's dtype and on
+    dst's device (the write itself: see check_inplace)."""
+    dst, src = c.value(args[0]), c.value(args[1])
+    src = c.move(src, dst.device)
+    return c.generic(dst.shape, [(src, c.broadcast_map(src.shape, dst.shape))],
+                     lambda a, o: ([], a[0]), out_elem=src.elem)
+
+
+def _tensor_indices(c, x, indices):
+    """The index tensors of `x[indices]` (aten::index, index_put): their
+    position p (the first indexed dimension), the Values, and their common
+    shape S; indexing replaces dims p..p+n-1 of x by S."""
+    if not isinstance(indices, list) or not indices:
+        raise c.error("takes a list of index tensors")
+    positions = [i for i, a in enumerate(indices) if a is not None]
+    if positions != list(range(positions[0], positions[-1] + 1)):
+        raise c.error("index tensors separated by ':' dimensions are not "
+                      "supported")
+    values = [c.value(indices[i]) for i in positions]
+    if len(positions) > len(x.shape) - positions[0]:
+        raise c.error("%d index tensors for a %d-D tensor"
+                      % (len(positions), len(x.shape)))
+    shape = values[0].shape
+    for v in values:
+        if v.elem != "i64":
+            raise c.error("index tensors must be int64 here, not %s (bool "
+                          "masks are taken by index_put alone)" % v.elem)
+        if v.shape != shape:
+            raise c.error("index tensors of shapes %s must have one shape"
+                          % [w.shape for w in values])
+    for dim in range(positions[0], positions[0] + len(values)):
+        if not is_static(x.shape[dim]):
+            raise c.error("indexing a symbolic dimension (%s) is not "
+                          "supported" % x.shape[dim])
+    return positions[0], values, shape
+
+
+def _wrapped_index(name, raw, size):
+    """Lines making `%name` the index a (possibly negative) int64 `raw`
+    selects in a dimension of `size`, as PyTorch counts."""
+    return ["%%%s_raw = arith.index_cast %s : i64 to index" % (name, raw),
+            "%%%s_size = arith.constant %d : index" % (name, size),
+            "%%%s_zero = arith.constant 0 : index" % name,
+            "%%%s_neg = arith.cmpi slt, %%%s_raw, %%%s_zero : index"
+            % (name, name, name),
+            "%%%s_up = arith.addi %%%s_raw, %%%s_size : index"
+            % (name, name, name),
+            "%%%s = arith.select %%%s_neg, %%%s_up, %%%s_raw : index"
+            % (name, name, name, name)]
+
+
+def index(c, args, kwargs):
+    """x[i] / x[:, i, j] with int64 index tensors (aten::index.Tensor): a
+    gather. An index outside the dimension (an error in PyTorch) reads the
+    nearest element instead of memory outside the tensor."""
+    x = c.value(args[0])
+    p, idx, shape = _tensor_indices(c, x, args[1])
+    n, r = len(idx), len(shape)
+    out_shape = x.shape[:p] + shape + x.shape[p + n:]
+
+    def body(a, out):
+        lines, coords = [], []
+        for d in range(len(x.shape)):
+            if p <= d < p + n:
+                t = d - p
+                lines += _wrapped_index("w%d" % t, a[t], x.shape[d])
+                lines += ["%%w%d_last = arith.constant %d : index"
+                          % (t, x.shape[d] - 1),
+                          "%%w%d_lo = arith.maxsi %%w%d, %%w%d_zero : index"
+                          % (t, t, t),
+                          "%%c%d = arith.minsi %%w%d_lo, %%w%d_last : index"
+                          % (d, t, t)]
+            else:
+                lines.append("%%c%d = linalg.index %d : index"
+                             % (d, d if d < p else d - n + r))
+            coords.append("%%c%d" % d)
+        lines.append("%%v = tensor.extract %s[%s] : %s"
+                     % (x.name, ", ".join(coords), x.type))
+        if x.elem in HALF_TYPES:
+            lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
+            return lines, "%vf"
+        return lines, "%v"
+    if x.elem not in ("f32",) + tuple(HALF_TYPES):
+        raise c.error("indexing %s tensors is not supported" % x.elem)
+    return c.generic(out_shape, [(v, ["d%d" % (p + i) for i in range(r)])
+                                 for v in idx], body, out_elem=x.elem)
+
+
+def index_put(c, args, kwargs):
+    """x[i] = v / x[:, i] = v (index_put, index_put_ in place; accumulate
+    adds): every element of x that an index names takes the value of v
+    there, the others keep x's. With int64 index tensors it is one
+    linalg.generic over x's dimensions and a reduction over the indices
+    (where indices repeat, PyTorch leaves the winner undefined; here the
+    last one wins); with a bool mask it is a select."""
+    x = c.value(args[0])
+    indices, v = args[1], c.value(args[2])
+    accumulate = bool(args[3] if len(args) > 3 else
+                      kwargs.get("accumulate", False))
+    if x.elem not in ("f32",) + tuple(HALF_TYPES) or \
+            v.elem not in ("f32",) + tuple(HALF_TYPES):
+        raise c.error("index_put of %s values into %s tensors is not "
+                      "supported (floating-point only)" % (v.elem, x.elem))
+    if x.sliced:
+        x = c.copy(x)
+    rank = len(x.shape)
+    first = next((a for a in indices if a is not None), None) \
+        if isinstance(indices, list) else None
+    if first is not None and c.value(first).elem == "i1":
+        mask = c.value(first)
+        p = indices.index(first)
+        if len(indices) - p != 1 or mask.shape != x.shape[p:p + len(
+                mask.shape)] or product(v.shape) != (1, ()):
+            raise c.error("a bool mask must match the dimensions it indexes "
+                          "and the value must have one element")
+
+        def body(a, out):
+            value = a[1]
+            if accumulate:
+                return ["%%sum = arith.addf %s, %s : f32" % (out, value),
+                        "%%r = arith.select %s, %%sum, %s : f32"
+                        % (a[0], out)], "%r"
+            return ["%%r = arith.select %s, %s, %s : f32"
+                    % (a[0], value, out)], "%r"
+        return c.generic(x.shape, [
+            (mask, ["d%d" % (p + i) for i in range(len(mask.shape))]),
+            (v, ["0"] * len(v.shape))], body, init=c.copy(x).name,
+            out_elem=x.elem)
+    p, idx, shape = _tensor_indices(c, x, indices)
+    n, r = len(idx), len(shape)
+    indexed = x.shape[:p] + shape + x.shape[p + n:]
+    try:
+        broadcast_shape(v.shape, indexed)
+    except ValueError as error:
+        raise c.error("the value of shape %s does not broadcast to the "
+                      "indexed shape %s (%s)" % (v.shape, indexed, error))
+    if broadcast_shape(v.shape, indexed) != indexed:
+        raise c.error("the value of shape %s is larger than the indexed "
+                      "shape %s" % (v.shape, indexed))
+    # Loops: x's dims, then one reduction loop per index dimension.
+    ks = ["d%d" % (rank + i) for i in range(r)]
+    # Where each loop of the indexed shape lives among the generic's loops.
+    indexed_loops = ["d%d" % d for d in range(p)] + ks + \
+        ["d%d" % d for d in range(p + n, rank)]
+    v_map = [e if e == "0" else indexed_loops[int(e[1:])]
+             for e in c.broadcast_map(v.shape, indexed)]
+
+    def body(a, out):
+        lines, conditions = [], []
+        for t in range(n):
+            lines += _wrapped_index("w%d" % t, a[t], x.shape[p + t])
+            lines += ["%%at%d = linalg.index %d : index" % (t, p + t),
+                      "%%hit%d = arith.cmpi eq, %%w%d, %%at%d : index"
+                      % (t, t, t)]
+            conditions.append("%%hit%d" % t)
+        hit = conditions[0]
+        for t, other in enumerate(conditions[1:]):
+            lines.append("%%both%d = arith.andi %s, %s : i1"
+                         % (t, hit, other))
+            hit = "%%both%d" % t
+        value = a[n]
+        if accumulate:
+            lines.append("%%sum = arith.addf %s, %s : f32" % (out, value))
+            value = "%sum"
+        lines.append("%%r = arith.select %s, %s, %s : f32"
+                     % (hit, value, out))
+        return lines, "%r"
+    return c.generic(
+        x.shape, [(i, ks) for i in idx] + [(v, v_map)], body,
+        init=c.copy(x).name,
+        iterators=["parallel"] * rank + ["reduction"] * r,
+        out_map=["d%d" % d for d in range(rank)], out_elem=x.elem)
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         a, b = c.operand(args[0]), c.operand(args[1])
@@ -1259,6 +1547,19 @@ def logical_not(c, args, kwargs):
          "%%r = arith.xori %s, %%true : i1" % n[0]], "%r"),
         out_elem="i1", keep_bool=(0,))
 
+
+# Ops whose result aliases their first argument in PyTorch.
+VIEW_OPS = {"aten::t", "aten::transpose", "aten::permute", "aten::view",
+            "aten::reshape", "aten::_unsafe_view", "aten::unsqueeze",
+            "aten::squeeze", "aten::expand", "aten::slice", "aten::select",
+            "aten::split", "aten::split_with_sizes", "aten::detach",
+            "aten::alias", "aten::narrow", "aten::diagonal",
+            "aten::as_strided", "aten::unfold", "aten::unbind"}
+# Views that are their base itself when their shape is the base's.
+SAME_SHAPE_IDENTITY_VIEWS = {"aten::slice", "aten::view", "aten::reshape",
+                             "aten::_unsafe_view", "aten::expand",
+                             "aten::squeeze", "aten::unsqueeze",
+                             "aten::narrow"}
 
 OPS = {
     "aten::add": binary("arith.addf"),
@@ -1340,9 +1641,19 @@ OPS = {
     "aten::zeros_like": filled_like(0.0),
     "aten::ones_like": filled_like(1.0),
     "aten::full": full,
+    "aten::zeros": filled_sized(0.0),
+    "aten::ones": filled_sized(1.0),
+    "aten::empty": filled_sized(0.0),
+    "aten::new_zeros": filled_sized(0.0, new=True),
+    "aten::new_ones": filled_sized(1.0, new=True),
+    "aten::new_empty": filled_sized(0.0, new=True),
+    "aten::new_full": lambda c, a, k: full(c, a[1:], k),
     "aten::_to_copy": to_copy,
     "aten::lift_fresh_copy": identity,
     "aten::_local_scalar_dense": item,
+    "aten::copy_": copy,
+    "aten::index": index,
+    "aten::index_put": index_put,
     "aten::where": where,
     "aten::embedding": embedding,
     "aten::masked_fill": masked_fill,
@@ -1357,4 +1668,12 @@ OPS = {
 
 def convert(graph, constants, device="cuda:0"):
     """The MLIR text of `graph`'s function (see the module comment)."""
-    return Converter(graph, constants, device).convert()
+    return convert_program(graph, constants, device)[0]
+
+
+def convert_program(graph, constants, device="cuda:0"):
+    """(MLIR text, the positions of the inputs the program writes in
+    place, whose final values follow the outputs as extra results)."""
+    converter = Converter(graph, constants, device)
+    text = converter.convert()
+    return text, converter.mutated_inputs

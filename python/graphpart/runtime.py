@@ -8,8 +8,12 @@ Contiguous arguments are passed without copies: each tensor's data
 pointer, sizes and strides become the entry's descriptor, so a replay reads
 the caller's memory (CPU tensors on the host backend, CUDA tensors on the
 program's device on the cuda backend). Entries take row-major arguments,
-so a strided view (a transpose, a slice) is copied first. Results are copied into fresh tensors, which
-stay valid whatever runs next. Before a call on the cuda backend the
+so a strided view (a transpose, a slice) is copied first. Results are
+copied into fresh tensors, which stay valid whatever runs next. A program
+that writes its inputs in place (`x.add_(y)`, `y.copy_(z)`) returns their
+final values after its outputs (convert_program's `mutated_inputs`); given
+`mutated_inputs=`, the call copies those back into the argument tensors and
+returns the outputs only, as the PyTorch function did. Before a call on the cuda backend the
 runtime waits for PyTorch's queued work, and the call returns once its
 results are written.
 """
@@ -59,11 +63,18 @@ class Entry:
     """One entry point, called with torch tensors (and ints for index
     arguments); returns a tensor or a tuple of them."""
 
-    def __init__(self, artifact, index, info):
+    def __init__(self, artifact, index, info, mutated_inputs=()):
         self.artifact, self.index = artifact, index
         self.name = info.name.decode()
         self.args = [info.args[i] for i in range(info.numArgs)]
         self.results = [info.results[i] for i in range(info.numResults)]
+        self.mutated_inputs = list(mutated_inputs)
+        if len(self.mutated_inputs) > len(self.results) or any(
+                not 0 <= i < len(self.args) for i in self.mutated_inputs):
+            raise GraphError("%s: mutated_inputs %s do not fit an entry of "
+                             "%d argument(s) and %d result(s)" % (
+                                 self.name, self.mutated_inputs,
+                                 len(self.args), len(self.results)))
 
     def _describe(self, position, value, spec):
         import torch
@@ -144,6 +155,11 @@ class Entry:
             outputs.append(host.cuda(keep[0].device if keep and
                                      keep[0] is not None else None)
                            if self.artifact.target == "cuda" else host)
+        if self.mutated_inputs:
+            written = outputs[len(outputs) - len(self.mutated_inputs):]
+            outputs = outputs[:len(outputs) - len(self.mutated_inputs)]
+            for position, value in zip(self.mutated_inputs, written):
+                values[position].copy_(value)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -151,7 +167,7 @@ class Artifact:
     """A loaded artifact; calling it calls its first entry."""
 
     def __init__(self, path, backend=None, device=-1, weights=None,
-                 runtime_library=None):
+                 runtime_library=None, mutated_inputs=None):
         self.lib = _runtime(runtime_library)
         inspected = ctypes.c_void_p()
         self.check(self.lib.gpRtArtifactInspect(path.encode(),
@@ -167,12 +183,25 @@ class Artifact:
             path.encode(), 0 if backend == "host" else 1, device,
             ctypes.byref(self.handle)), "load " + path)
         self.entries = {}
-        for index in range(self.lib.gpRtArtifactNumEntries(self.handle)):
+        count = self.lib.gpRtArtifactNumEntries(self.handle)
+        if isinstance(mutated_inputs, (list, tuple)):
+            if count != 1:
+                raise GraphError("mutated_inputs as a list needs an artifact "
+                                 "of one entry; this one has %d: pass a "
+                                 "dict of entry names" % count)
+            mutated_inputs = {None: mutated_inputs}
+        mutated_inputs = dict(mutated_inputs or {})
+        for index in range(count):
             info = _EntryInfo()
             self.check(self.lib.gpRtArtifactGetEntry(
                 self.handle, index, ctypes.byref(info)), "entry")
-            entry = Entry(self, index, info)
+            name = info.name.decode()
+            entry = Entry(self, index, info, mutated_inputs.pop(
+                name, mutated_inputs.pop(None, ())))
             self.entries[entry.name] = entry
+        if mutated_inputs:
+            raise GraphError("mutated_inputs names no entry: %s"
+                             % ", ".join(map(str, mutated_inputs)))
         self.weights = self._read_weights(weights) if weights else {}
 
     def _read_weights(self, directory):
@@ -219,7 +248,12 @@ class Artifact:
             pass
 
 
-def load(path, backend=None, device=-1, weights=None, runtime_library=None):
+def load(path, backend=None, device=-1, weights=None, runtime_library=None,
+         mutated_inputs=None):
     """Loads the artifact gp-compile made at `path` (see the module
-    comment); `weights` is the directory gp-compile --weights wrote."""
-    return Artifact(path, backend, device, weights, runtime_library)
+    comment); `weights` is the directory gp-compile --weights wrote;
+    `mutated_inputs` lists the argument positions whose final values are
+    the trailing results (a list for a one-entry artifact, else a dict
+    from entry name to list)."""
+    return Artifact(path, backend, device, weights, runtime_library,
+                    mutated_inputs)

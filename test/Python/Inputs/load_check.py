@@ -65,6 +65,24 @@ x = torch.randn(16, 5).t()
 with torch.no_grad():
     check("block on a transposed view", block(x), table["block"][0](x))
 
+# A program that writes to its inputs: the artifact returns their final
+# values after its outputs, and the loaded callable writes them back into
+# the caller's tensors, as PyTorch eager does; fresh indices every call,
+# negative and repeated ones included.
+inplace = graphpart.load(os.path.join(converted, "inplace.so"),
+                         backend="host", runtime_library=runtime,
+                         mutated_inputs=[0, 1])
+fn = table["inplace"][0]
+for step, idx in enumerate(([4, -1, 1], [0, 2, -3], [4, 4, 0])):
+    x, y = torch.randn(6, 5), torch.randn(6, 5)
+    index, mask = torch.tensor(idx), torch.randn(6, 5) > 0
+    x_eager, y_eager = x.clone(), y.clone()
+    with torch.no_grad():
+        want = fn(x_eager, y_eager, index, mask)
+    got = inplace(x, y, index, mask)
+    check("inplace call %d" % step, tuple(got) + (x, y),
+          tuple(want) + (x_eager, y_eager))
+
 # Weight arguments (gp-compile --weights) and a dynamic batch.
 mlp = graphpart.load(mlp_so, backend="host", weights=mlp_weights,
                      runtime_library=runtime)
@@ -86,6 +104,21 @@ for step in range(2):
     x = torch.randn(5, 16)
     with torch.no_grad():
         check("compile call %d" % step, compiled(x), table["block"][0](x))
+
+# graphpart.compile on a mutating program writes the inputs back too.
+compiled_inplace = graphpart.compile(
+    fn, [torch.randn(6, 5), torch.randn(6, 5), torch.tensor([1, 2, 3]),
+         torch.randn(6, 5) > 0],
+    target="host", name="inplace_compiled",
+    gp_compile=os.environ["GP_COMPILE"], runtime_library=runtime)
+x, y = torch.randn(6, 5), torch.randn(6, 5)
+index, mask = torch.tensor([3, 0, -2]), torch.randn(6, 5) > 0
+x_eager, y_eager = x.clone(), y.clone()
+with torch.no_grad():
+    want = fn(x_eager, y_eager, index, mask)
+got = compiled_inplace(x, y, index, mask)
+check("compile inplace", tuple(got) + (x, y),
+      tuple(want) + (x_eager, y_eager))
 
 for label, call in (
         ("count", lambda: block()),

@@ -141,6 +141,20 @@ def dropout(x, g):
     return y, gx, torch.rand(64, 64), torch.randn_like(g)
 
 
+def inplace(x, y, idx, mask):
+    """Writes to its inputs (index_put_ with int64 indices, accumulating
+    and not, through a full slice; a bool mask; copy_) and gathers
+    (x[idx], y[:, idx]): the inputs' final values are extra outputs."""
+    x[idx] = y[:3] * 2
+    x[:, idx[:2]] += 1.0
+    x.index_put_((idx,), torch.ones(3, 5), accumulate=True)
+    g = x[idx[:2]][:, :3] + y[:, idx][:2]
+    y[mask] = 0.5
+    z = torch.zeros(6, 5)
+    z.copy_(x * y)
+    return g, z.sum(1)
+
+
 # Programs whose outputs are random: no expected outputs are saved; their
 # checks are statistical (rng_check.py) and captured-against-eager.
 RANDOM = {"dropout"}
@@ -164,6 +178,9 @@ def programs():
         # is the symbol s0.
         "block_dynamic": (Block(), [torch.randn(5, 16)], {0: [0]}),
         "dropout": (dropout, [torch.randn(64, 64), torch.ones(64, 64)]),
+        "inplace": (inplace, [torch.randn(6, 5), torch.randn(6, 5),
+                              torch.tensor([4, -1, 1]),
+                              torch.randn(6, 5) > 0]),
     }
 
 
@@ -184,12 +201,18 @@ def main():
         graphpart.capture(fn, [i.clone() for i in inputs],
                           os.path.join(out, name), name=name,
                           dynamic=dynamic[0] if dynamic else None)
+        written = [i.clone() for i in inputs]
         if name in RANDOM:
             results = ()
         else:
             with torch.no_grad():
-                results = fn(*[i.clone() for i in inputs])
+                results = fn(*written)
         results = results if isinstance(results, tuple) else (results,)
+        # Inputs the program wrote in place follow its outputs, as the
+        # converted program returns them.
+        if results:
+            results += tuple(w for w, i in zip(written, inputs)
+                             if not torch.equal(w, i))
         for i, value in enumerate(inputs):
             np.save(os.path.join(out, "%s.input.%d.npy" % (name, i)),
                     _numpy(value))
