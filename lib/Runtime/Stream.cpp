@@ -57,6 +57,25 @@ static gpRtStatus checkStream(gpRtStream *stream, const char *what,
 
 extern "C" {
 
+GP_RT_EXPORT gpRtStatus gpRtStreamGetInfo(gpRtStream *stream,
+                                          gpRtBackend *backend,
+                                          int32_t *capturing,
+                                          void **cudaStream) {
+  if (!stream)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtStreamGetInfo: null stream");
+  if (gpRtStatus status =
+          checkStream(stream, "gpRtStreamGetInfo", std::nullopt))
+    return status;
+  if (backend)
+    *backend = stream->backend;
+  if (capturing)
+    *capturing = streamIsCapturing(stream) ? 1 : 0;
+  if (cudaStream)
+    *cudaStream = stream->backend == GP_RT_BACKEND_CUDA ? stream->cuStream
+                                                         : nullptr;
+  return GP_RT_SUCCESS;
+}
+
 GP_RT_EXPORT gpRtStatus gpRtAllocate(gpRtStream *stream, int64_t bytes,
                                      void **pointer) {
   if (!stream || !pointer || bytes < 0)

@@ -1,11 +1,13 @@
 """GraphPart from Python: capture PyTorch programs (torch_capture.py, needs
 torch), convert them to MLIR without torch (convert.py), read and write the
 serialized graphs (format.py: load_graph, save_graph), run artifacts on
-torch tensors (runtime.py: load) and do it all in one call (compiler.py:
-compile)."""
+torch tensors (runtime.py: load), register custom ops written in Python
+as externs (externs.py: register_extern) and do it all in one call
+(compiler.py: compile)."""
 from .format import GraphError, load as load_graph, save as save_graph  # noqa: F401
 from .convert import convert  # noqa: F401
 from .runtime import load  # noqa: F401
+from .externs import load_extern_library, register_extern  # noqa: F401
 from .compiler import compile  # noqa: F401,A001
 
 

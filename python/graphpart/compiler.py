@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 
 from .convert import convert_program
+from .externs import register_extern
 from .format import GraphError, load as load_graph
 from .runtime import load
 
@@ -24,11 +25,17 @@ def _tool(name, given):
 
 
 def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
-            pipeline_options="", gp_compile=None, runtime_library=None):
+            pipeline_options="", gp_compile=None, runtime_library=None,
+            externs=None):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
     `target` (host or cuda) and loads it. The intermediate files stay in
     `work_dir` when one is given (else a temporary directory, removed).
-    Inputs `fn` writes in place are written by the compiled call too."""
+    Inputs `fn` writes in place are written by the compiled call too.
+
+    The custom ops `fn` calls run as Python externs (externs.py), capturable
+    unless tagged cudagraph_unsafe: each its torch op, or the function
+    `externs` maps its name to; `externs=False` registers none (the caller
+    registered them, or loaded an extern library)."""
     from .torch_capture import capture
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
@@ -46,6 +53,14 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
         text, mutated_inputs = convert_program(graph, constants, "cuda:0")
         with open(program, "w") as f:
             f.write(text)
+        if externs is not False:
+            for op, schema in graph.get("custom_ops", {}).items():
+                given = (externs or {}).get(op)
+                register_extern(op, given, capturable="cudagraph_unsafe"
+                                not in schema.get("tags", []),
+                                mutates=None if given is None else ",".join(
+                                    map(str, schema.get("mutates", []))),
+                                runtime_library=runtime_library)
         artifact = os.path.join(work, graph["name"] + ".so")
         weights = os.path.join(work, "weights")
         command = [compiler, program, "--bufferize", "--target", target,

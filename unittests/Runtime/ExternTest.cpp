@@ -187,6 +187,48 @@ TEST(Externs, LoadsUserLibrary) {
   gpRtProgramDestroy(program);
 }
 
+/// test::stream_info(int64 *seen): records what gpRtStreamGetInfo says,
+/// as backend * 10 + capturing, with 100 added when no cuda stream came.
+gpRtStatus streamInfoExtern(gpRtStream *stream, void **args,
+                            const gpRtExternArg *, int32_t numArgs) {
+  if (numArgs != 1)
+    return GP_RT_ERROR_INVALID_ARGUMENT;
+  gpRtBackend backend = GP_RT_BACKEND_CUDA;
+  int32_t capturing = -1;
+  void *cudaStream = &capturing;
+  if (gpRtStatus status =
+          gpRtStreamGetInfo(stream, &backend, &capturing, &cudaStream))
+    return status;
+  **static_cast<int64_t **>(args[0]) =
+      backend * 10 + capturing + (cudaStream ? 0 : 100);
+  // Every output is optional.
+  return gpRtStreamGetInfo(stream, nullptr, nullptr, nullptr);
+}
+
+// An extern asks its stream what its work must follow: on the host backend,
+// not capturing in an eager partition, and no cuda stream.
+TEST(Externs, StreamInfo) {
+  ASSERT_EQ(registerExtern("test::stream_info", streamInfoExtern, 0),
+            GP_RT_SUCCESS);
+  gpRtProgram *program = hostProgram(0);
+  int64_t seen = -1;
+  struct InfoBody {
+    int64_t *seen;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      void *args[] = {&static_cast<InfoBody *>(data)->seen};
+      gpRtExternArg info[] = {scalarArg(GP_RT_ELEMENT_I64)};
+      return gpRtCallExtern(stream, "test::stream_info", args, info, 1);
+    }
+  } body{&seen};
+  ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, InfoBody::run, &body),
+            GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  EXPECT_EQ(seen, 100 + GP_RT_BACKEND_HOST * 10 + 0);
+  EXPECT_EQ(gpRtStreamGetInfo(nullptr, nullptr, nullptr, nullptr),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  gpRtProgramDestroy(program);
+}
+
 TEST(Externs, ErrorPaths) {
   gpRtProgram *program = hostProgram(0);
   int64_t counter = 0;

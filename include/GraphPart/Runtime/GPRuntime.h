@@ -137,6 +137,15 @@ gpRtStatus gpRtProgramSetOrError(gpRtProgram *program, int32_t enabled);
 /* Where a partition's work goes: run now, or recorded into a graph. */
 typedef struct gpRtStream gpRtStream;
 
+/* What work launched on `stream` must follow (for externs that launch
+ * through another library, such as a Python extern running PyTorch ops):
+ * its backend, whether a graph is being captured, and on the cuda backend
+ * the driver stream (a CUstream; NULL on the host backend) that the work
+ * must be ordered on. Any output pointer may be NULL. Fails on a null
+ * stream and on a stream of another thread. */
+gpRtStatus gpRtStreamGetInfo(gpRtStream *stream, gpRtBackend *backend,
+                             int32_t *capturing, void **cudaStream);
+
 /* A partition body: launches the partition's work on `stream`. */
 typedef gpRtStatus (*gpRtPartitionBody)(gpRtStream *stream, void *userData);
 

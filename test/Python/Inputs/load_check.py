@@ -120,6 +120,124 @@ got = compiled_inplace(x, y, index, mask)
 check("compile inplace", tuple(got) + (x, y),
       tuple(want) + (x_eager, y_eager))
 
+# Custom ops written in Python, registered as externs. mylib::op1 as
+# captured (capturable): recorded into the host graph and called again on
+# every replay. Then tagged cudagraph_unsafe, as torch.library marks such
+# ops, with a Python function of the user's: an eager partition between
+# replayed ones. Each against PyTorch eager, the calls counted.
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+calls = []
+
+
+def counted_op1(t):
+    calls.append(t.shape)
+    return torch.ops.mylib.op1(t)
+
+
+def build(graph, name):
+    mlir = os.path.join(converted, name + ".mlir")
+    artifact = os.path.join(converted, name + ".so")
+    with open(mlir, "w") as f:
+        f.write(graphpart.convert(*graph))
+    subprocess.run([os.environ["GP_COMPILE"], mlir, "--bufferize",
+                    "--weights", os.path.join(converted, name + ".weights"),
+                    "-o", artifact], check=True)
+    return artifact
+
+
+fn = table["mlp_custom_op"][0]
+graphs = os.path.join(here, "graphs")
+unsafe = graphpart.load_graph(os.path.join(graphs, "mlp_custom_op"))
+unsafe[0]["custom_ops"]["mylib::op1"]["tags"] = ["cudagraph_unsafe"]
+for name, graph, capturable in (
+        ("mlp_custom_op", graphpart.load_graph(
+            os.path.join(graphs, "mlp_custom_op")), True),
+        ("mlp_unsafe_op", unsafe, False)):
+    graphpart.register_extern("mylib::op1", counted_op1,
+                              capturable=capturable, mutates="0",
+                              aliases="-,-", runtime_library=runtime)
+    artifact = build(graph, name)
+    model = graphpart.load(artifact, backend="host", runtime_library=runtime,
+                           weights=os.path.join(converted, name + ".weights"))
+    del calls[:]
+    for step in range(4):
+        x = torch.randn(1, 6)
+        with torch.no_grad():
+            want = fn(x)
+        check("%s call %d" % (name, step), model(x), want)
+    print("%s: the Python op ran %d time(s)" % (name, len(calls)))
+# Registered by name alone: the torch op, its schema read from torch.
+graphpart.register_extern("mylib::op1", capturable=True,
+                          runtime_library=runtime)
+model = graphpart.load(os.path.join(converted, "mlp_custom_op.so"),
+                       backend="host", runtime_library=runtime,
+                       weights=os.path.join(converted,
+                                            "mlp_custom_op.weights"))
+x = torch.randn(1, 6)
+with torch.no_grad():
+    check("mlp_custom_op with torch.ops.mylib.op1", model(x), fn(x))
+
+
+# graphpart.compile registers the custom ops it captured: the torch op,
+# or the function given for it.
+for label, given in (("torch op", None), ("given function",
+                                          {"mylib::op1": counted_op1})):
+    del calls[:]
+    compiled_custom = graphpart.compile(
+        fn, [torch.randn(1, 6)], target="host", name="custom_compiled",
+        gp_compile=os.environ["GP_COMPILE"], runtime_library=runtime,
+        externs=given)
+    x = torch.randn(1, 6)
+    with torch.no_grad():
+        check("compile with a custom op, %s" % label, compiled_custom(x),
+              fn(x))
+    print("compile with a custom op, %s: counted %d call(s)"
+          % (label, len(calls)))
+
+# The same op from the examples' C++ extern library.
+graphpart.load_extern_library(os.environ["GP_EXAMPLE_EXTERNS"],
+                              runtime_library=runtime)
+model = graphpart.load(os.path.join(converted, "mlp_custom_op.so"),
+                       backend="host", runtime_library=runtime,
+                       weights=os.path.join(converted,
+                                            "mlp_custom_op.weights"))
+x = torch.randn(1, 6)
+with torch.no_grad():
+    check("mlp_custom_op with the C++ extern library", model(x), fn(x))
+
+
+def raising_op1(t):
+    raise RuntimeError("no such luck")
+
+
+for label, register, path in (
+        ("disagreeing tag", lambda: graphpart.register_extern(
+            "mylib::op1", counted_op1, capturable=False,
+            runtime_library=runtime), "mlp_custom_op"),
+        ("raising op", lambda: graphpart.register_extern(
+            "mylib::op1", raising_op1, capturable=False,
+            runtime_library=runtime), "mlp_unsafe_op"),
+        ("short result", lambda: graphpart.register_extern(
+            "mylib::op1", lambda t: (t[:4].clone(), t.clone()),
+            runtime_library=runtime), "mlp_unsafe_op"),
+        ("unknown torch op", lambda: graphpart.register_extern(
+            "mylib::nope", runtime_library=runtime), None),
+        ("missing library", lambda: graphpart.load_extern_library(
+            "/nonexistent/libmine.so", runtime_library=runtime), None)):
+    try:
+        register()
+        model = graphpart.load(os.path.join(converted, path + ".so"),
+                               backend="host", runtime_library=runtime,
+                               weights=os.path.join(converted,
+                                                    path + ".weights"))
+        model(torch.randn(1, 6))
+        print("FAILED no error for %s" % label)
+        failures += 1
+    except graphpart.GraphError as error:
+        print("error %s: %s" % (label, error))
+
 for label, call in (
         ("count", lambda: block()),
         ("dtype", lambda: block(torch.zeros(5, 16, dtype=torch.float64))),
