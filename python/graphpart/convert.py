@@ -357,7 +357,7 @@ class Converter:
                             lambda a, o: ([], a[0]), out_elem=x.elem)
 
     def broadcast_map(self, shape, out_shape):
-        rank, offset = len(out_shape), len(out_shape) - len(shape)
+        offset = len(out_shape) - len(shape)
         return ["0" if size == 1 and out_shape[offset + i] != 1
                 else "d%d" % (offset + i) for i, size in enumerate(shape)]
 

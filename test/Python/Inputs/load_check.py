@@ -125,8 +125,6 @@ check("compile inplace", tuple(got) + (x, y),
 # every replay. Then tagged cudagraph_unsafe, as torch.library marks such
 # ops, with a Python function of the user's: an eager partition between
 # replayed ones. Each against PyTorch eager, the calls counted.
-import json  # noqa: E402
-import shutil  # noqa: E402
 import subprocess  # noqa: E402
 calls = []
 
