@@ -4,6 +4,7 @@
 #
 #   bash scripts/device-tests.sh prepare   # here: needs build/ (gp-compile)
 #   bash scripts/device-tests.sh run       # there: carry build-device/
+#   bash scripts/device-tests.sh python    # there: the PyTorch checks
 #
 # `prepare` compiles every program the cuda tests use for the cuda target
 # into build-device/artifacts and copies lit, FileCheck, not and count (with
@@ -13,6 +14,13 @@
 # and runs the GPU tests: test/Runtime/E2E/cuda-examples.test (whose
 # %gp_compile_cuda then copies the prebuilt artifacts), the gp-run backend
 # tests and the runtime GoogleTests.
+#
+# `prepare` also compiles the saved PyTorch graphs (test/Python/Inputs/graphs,
+# and build-device/captured/ when a `python` run captured graphs there and
+# they were brought back) for the cuda target; `python` (after `run`) calls
+# them through graphpart.load on CUDA tensors against PyTorch eager
+# (test/Python/Inputs/load_cuda_check.py) and captures the programs with the
+# machine's PyTorch into $GP_CAPTURE_OUT (default build-device/captured-new).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/build-device"
@@ -46,6 +54,15 @@ prepare() {
     "$root/build/bin/gp-opt" --pass-pipeline="builtin.module(nvvm-attach-target{chip=sm_90 O=3 l=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc},gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts),gpu-module-to-binary{format=bin})" \
       -o "$out/add2d.mlir"
   python3 "$root/test/Runtime/Inputs/extract_cubin.py" "$out/add2d.mlir" gp_kernels "$out/artifacts/add2d.cubin"
+  # The PyTorch graphs, for graphpart.load on CUDA tensors.
+  local python="${GP_PYTHON:-/usr/bin/python3}"
+  "$python" "$root/test/Python/Inputs/load_cuda_check.py" build \
+    "$root/test/Python/Inputs/graphs" "$out/python" --gp-compile "$root/build/bin/gp-compile"
+  if [ -d "$root/build-device-captured" ]; then
+    "$python" "$root/test/Python/Inputs/load_cuda_check.py" build \
+      "$root/build-device-captured" "$out/python-captured" --gp-compile "$root/build/bin/gp-compile"
+    cp -r "$root/build-device-captured" "$out/captured"
+  fi
   cp -r "$llvm/utils/lit" "$out/lit"
   cp "$llvm/bin/FileCheck" "$llvm/bin/not" "$llvm/bin/count" "$out/bin/"
   for tool in "$out"/bin/*; do
@@ -56,11 +73,15 @@ prepare() {
   du -sh "$out"
 }
 
-run() {
-  [ -d "$out/artifacts" ] || { echo "no $out: run 'prepare' first and carry it" >&2; exit 1; }
+build_runtime() {
   cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
     -DCMAKE_BUILD_TYPE=Release >/dev/null
   ninja -C "$root/build-rt" gp-run gp-example-externs GPRuntimeTests gp-held-results gp-same-address gp-shared-artifact >/dev/null
+}
+
+run() {
+  [ -d "$out/artifacts" ] || { echo "no $out: run 'prepare' first and carry it" >&2; exit 1; }
+  build_runtime
   mkdir -p "$root/build-rt/test"
   cat > "$root/build-rt/test/lit.site.cfg.py" <<SITE
 import lit.llvm
@@ -97,8 +118,33 @@ SITE
     "$root/build-rt/test/Runtime/runtime-unittests.test"
 }
 
+python_checks() {
+  [ -d "$out/python" ] || { echo "no $out/python: run 'prepare' first" >&2; exit 1; }
+  build_runtime
+  local status=0 checks="$root/test/Python/Inputs/load_cuda_check.py"
+  local externs="$root/build-rt/lib/libgpexampleexterns.so"
+  python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+  # Each program in a process of its own, so that one crash does not hide
+  # the others' results.
+  local work graphs name
+  for work in "$out/python" "$out/python-captured"; do
+    [ -d "$work" ] || continue
+    graphs="$root/test/Python/Inputs/graphs"
+    [ "$work" = "$out/python" ] || graphs="$out/captured"
+    echo "== graphs in $graphs"
+    for name in $(python3 -c "import json, sys; print(' '.join(json.load(open(sys.argv[1]))))" "$work/manifest.json"); do
+      python3 -X faulthandler -u "$checks" run "$work" "$graphs" \
+        "$root/build-rt/lib/libgpruntime.so" "$externs" cuda "$name" || status=1
+    done
+  done
+  echo "== capture with this machine's PyTorch"
+  python3 "$root/test/Python/Inputs/programs.py" "${GP_CAPTURE_OUT:-$out/captured-new}" || status=1
+  return $status
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
+  python) python_checks ;;
   *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

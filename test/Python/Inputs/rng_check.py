@@ -7,7 +7,7 @@ must satisfy rather than against PyTorch's numbers:
   - every call draws afresh (replays of the captured graph included);
   - rand is uniform on [0, 1) and randn_like standard normal.
 
-    rng_check.py RUNTIME_LIBRARY ARTIFACT
+    rng_check.py RUNTIME_LIBRARY ARTIFACT [host|cuda]
 """
 import os
 import sys
@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
 import graphpart  # noqa: E402
 
 runtime, artifact = sys.argv[1:3]
-model = graphpart.load(artifact, backend="host", runtime_library=runtime)
+backend = sys.argv[3] if len(sys.argv) > 3 else "host"
+model = graphpart.load(artifact, backend=backend, runtime_library=runtime)
 p = 0.25
 failures = 0
 
@@ -32,6 +33,8 @@ def check(label, ok):
 
 torch.manual_seed(0)
 x, g = torch.randn(64, 64), torch.rand(64, 64) + 0.5
+if backend == "cuda":
+    x, g = x.cuda(), g.cuda()
 masks = []
 for call in range(4):
     y, gx, uniform, normal = model(x, g)
