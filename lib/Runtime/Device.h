@@ -63,8 +63,9 @@ struct gpRtStream {
   gp::rt::HostGraph *recording = nullptr;
   /// cuda: inside a stream capture.
   bool capturing = false;
-  /// cuda: the driver stream.
+  /// cuda: the driver stream and the ordinal of its device.
   gp::rt::CudaDriver::Handle cuStream = nullptr;
+  int32_t cudaDevice = -1;
   /// Where gpRtAllocate takes memory during the body that is running:
   /// fresh blocks (eager and warm-up runs; allocations and frees are
   /// recorded in `trace` when given) or the key's pool (capture), laid out

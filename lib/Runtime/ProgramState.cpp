@@ -65,6 +65,7 @@ gpRtStatus gpRtProgram::context(ThreadContext *&result) {
     if (driver) {
       made->driver = driver;
       made->device = makeCudaDevice(driver);
+      made->stream.cudaDevice = device;
       // Non-blocking: the legacy default stream (synchronous copies and
       // frees, anyone's) must not synchronise with this stream, or it
       // would invalidate a capture open on it.

@@ -60,7 +60,8 @@ extern "C" {
 GP_RT_EXPORT gpRtStatus gpRtStreamGetInfo(gpRtStream *stream,
                                           gpRtBackend *backend,
                                           int32_t *capturing,
-                                          void **cudaStream) {
+                                          void **cudaStream,
+                                          int32_t *cudaDevice) {
   if (!stream)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtStreamGetInfo: null stream");
   if (gpRtStatus status =
@@ -73,6 +74,9 @@ GP_RT_EXPORT gpRtStatus gpRtStreamGetInfo(gpRtStream *stream,
   if (cudaStream)
     *cudaStream = stream->backend == GP_RT_BACKEND_CUDA ? stream->cuStream
                                                          : nullptr;
+  if (cudaDevice)
+    *cudaDevice =
+        stream->backend == GP_RT_BACKEND_CUDA ? stream->cudaDevice : -1;
   return GP_RT_SUCCESS;
 }
 

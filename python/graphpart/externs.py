@@ -32,7 +32,7 @@ import os
 import traceback
 
 from .format import GraphError
-from .runtime import _TORCH_DTYPES, _runtime
+from .runtime import _TORCH_DTYPES, _runtime, _view
 
 # gpRtElementType values, as runtime/_TORCH_DTYPES names them.
 _ELEMENTS = {0: "f32", 1: "f16", 2: "bf16", 3: "f64", 6: "i1", 7: "i8",
@@ -67,16 +67,6 @@ class _ExternSpec(ctypes.Structure):
 _registered = {}
 
 
-class _CudaMemory:
-    """Device memory as __cuda_array_interface__ bytes, so torch.as_tensor
-    wraps it without a copy (and without synchronising: no stream)."""
-
-    def __init__(self, address, size):
-        self.__cuda_array_interface__ = {
-            "shape": (size,), "typestr": "|u1", "data": (address, False),
-            "version": 3, "strides": None}
-
-
 def _torch_op(name):
     """torch.ops.<ns>.<op>[.<overload>] for "ns::op[.overload]"."""
     import torch
@@ -104,30 +94,6 @@ def _schema_of(op):
     return ",".join(mutates), ",".join("-" for _ in schema.returns)
 
 
-def _view(torch, address_words, rank, dtype, cuda):
-    """The buffer a gpRtMemRef describes, as a tensor over its memory."""
-    words = ctypes.cast(address_words, ctypes.POINTER(ctypes.c_int64))
-    aligned, offset = words[1], words[2]
-    shape = [words[3 + d] for d in range(rank)]
-    strides = [words[3 + rank + d] for d in range(rank)]
-    itemsize = torch.empty((), dtype=dtype).element_size()
-    if any(s == 0 for s in shape):
-        return torch.empty(shape, dtype=dtype,
-                           device="cuda" if cuda else "cpu")
-    if any(s < 0 for s in strides):
-        raise GraphError("a buffer with negative strides %s" % strides)
-    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
-    start = aligned + offset * itemsize
-    if cuda:
-        raw = torch.as_tensor(_CudaMemory(start, extent * itemsize),
-                              device="cuda")
-    else:
-        raw = torch.frombuffer(
-            (ctypes.c_uint8 * (extent * itemsize)).from_address(start),
-            dtype=torch.uint8)
-    return raw.view(dtype).as_strided(shape, strides)
-
-
 class _Extern:
     def __init__(self, name, fn, lib):
         self.name, self.fn, self.lib = name, fn, lib
@@ -152,12 +118,15 @@ class _Extern:
         backend = ctypes.c_int32()
         capturing = ctypes.c_int32()
         cuda_stream = ctypes.c_void_p()
+        cuda_device = ctypes.c_int32()
         status = self.lib.gpRtStreamGetInfo(
             ctypes.c_void_p(stream), ctypes.byref(backend),
-            ctypes.byref(capturing), ctypes.byref(cuda_stream))
+            ctypes.byref(capturing), ctypes.byref(cuda_stream),
+            ctypes.byref(cuda_device))
         if status:
             return status
         cuda = backend.value == _BACKEND_CUDA
+        device = "cuda:%d" % cuda_device.value if cuda else "cpu"
         if cuda and capturing.value:
             return self.lib.gpRtSetError(
                 _STATUS_NOT_CAPTURED,
@@ -177,7 +146,7 @@ class _Extern:
             if arg.kind == _KIND_BUFFER:
                 value = (args[i], arg.rank, dtype)
                 if not arg.isResult:
-                    value = _view(torch, args[i], arg.rank, dtype, cuda)
+                    value = _view(torch, args[i], arg.rank, dtype, device)
             else:
                 if arg.isResult:
                     value = (args[i], None, dtype)
@@ -191,16 +160,15 @@ class _Extern:
                     value = bool(value) if element == "i1" else value
             (results if arg.isResult else operands).append(value)
         if cuda:
-            device = torch.cuda.current_device()
             side = torch.cuda.ExternalStream(cuda_stream.value or 0,
                                              device=device)
-            with torch.cuda.stream(side):
-                self.run(torch, stream, operands, results, cuda)
+            with torch.cuda.device(device), torch.cuda.stream(side):
+                self.run(torch, stream, operands, results, device)
         else:
-            self.run(torch, stream, operands, results, cuda)
+            self.run(torch, stream, operands, results, device)
         return 0
 
-    def run(self, torch, stream, operands, results, cuda):
+    def run(self, torch, stream, operands, results, device):
         with torch.no_grad():
             returned = self.fn(*operands)
         if not isinstance(returned, (tuple, list)):
@@ -229,16 +197,15 @@ class _Extern:
             words = ctypes.cast(address, ctypes.POINTER(ctypes.c_int64))
             if not words[0]:
                 self.allocate(stream, words, value)
-            target = _view(torch, address, rank, dtype, cuda)
+            target = _view(torch, address, rank, dtype, device)
             if list(target.shape) != list(value.shape):
                 raise GraphError("result %d has shape %s; the program "
                                  "takes %s" % (position, list(value.shape),
                                                list(target.shape)))
-            if value.is_cuda != cuda:
-                raise GraphError("result %d is on %s; the program runs on "
-                                 "the %s backend" % (
-                                     position, value.device,
-                                     "cuda" if cuda else "host"))
+            if value.device != target.device:
+                raise GraphError("result %d is on %s; the program's buffer "
+                                 "is on %s" % (position, value.device,
+                                               target.device))
             target.copy_(value)
 
     def allocate(self, stream, words, value):

@@ -9,7 +9,10 @@ pointer, sizes and strides become the entry's descriptor, so a replay reads
 the caller's memory (CPU tensors on the host backend, CUDA tensors on the
 program's device on the cuda backend). Entries take row-major arguments,
 so a strided view (a transpose, a slice) is copied first. Results are
-copied into fresh tensors, which stay valid whatever runs next. A program
+copied (on the device, by PyTorch) into fresh tensors, which stay valid
+whatever runs next; with `views=True` they are returned as views of the
+program's memory instead, valid until the entry runs again on the thread
+(`debug_overwrite=True` poisons the stale ones: see load). A program
 that writes its inputs in place (`x.add_(y)`, `y.copy_(z)`) returns their
 final values after its outputs (convert_program's `mutated_inputs`); given
 `mutated_inputs=`, the call copies those back into the argument tensors and
@@ -28,6 +31,40 @@ _TORCH_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
                  "bf16": "bfloat16", "i64": "int64", "i32": "int32",
                  "i8": "int8", "ui8": "uint8", "i1": "bool"}
 
+
+
+class _CudaMemory:
+    """Device memory as __cuda_array_interface__ bytes, so torch.as_tensor
+    wraps it without a copy (and without synchronising: no stream)."""
+
+    def __init__(self, address, size):
+        self.__cuda_array_interface__ = {
+            "shape": (size,), "typestr": "|u1", "data": (address, False),
+            "version": 3, "strides": None}
+
+
+def _view(torch, address_words, rank, dtype, device):
+    """The buffer a gpRtMemRef describes, as a tensor over its memory
+    (no copy) on `device` ("cpu" for host memory, "cuda:N")."""
+    words = ctypes.cast(address_words, ctypes.POINTER(ctypes.c_int64))
+    aligned, offset = words[1], words[2]
+    shape = [words[3 + d] for d in range(rank)]
+    strides = [words[3 + rank + d] for d in range(rank)]
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if any(s == 0 for s in shape):
+        return torch.empty(shape, dtype=dtype, device=device)
+    if any(s < 0 for s in strides):
+        raise GraphError("a buffer with negative strides %s" % strides)
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    start = aligned + offset * itemsize
+    if device != "cpu":
+        raw = torch.as_tensor(_CudaMemory(start, extent * itemsize),
+                              device=device)
+    else:
+        raw = torch.frombuffer(
+            (ctypes.c_uint8 * (extent * itemsize)).from_address(start),
+            dtype=torch.uint8)
+    return raw.view(dtype).as_strided(shape, strides)
 
 
 class _ValueInfo(ctypes.Structure):
@@ -137,24 +174,20 @@ class Entry:
         self.artifact.check(lib.gpRtArtifactCall(
             self.artifact.handle, self.index, args, result_ptrs),
             "call " + self.name)
+        # Results stay in the program's memory until the next call: wait
+        # for the work, then view them there (views=True) or copy them.
+        self.artifact.check(lib.gpRtProgramSynchronize(self.artifact.program),
+                            "call " + self.name)
         outputs = []
-        for i, (spec, storage) in enumerate(zip(self.results, results)):
+        for spec, storage in zip(self.results, results):
             if not spec.isBuffer:
                 outputs.append(storage.value)
                 continue
-            rank = spec.rank
-            shape = [storage[3 + d] for d in range(rank)]
-            element = spec.elementType.decode()
-            dtype = getattr(torch, _TORCH_DTYPES[element])
-            host = torch.empty(shape, dtype=dtype)
-            self.artifact.check(lib.gpRtArtifactCopyResultToHost(
-                self.artifact.handle, self.index, i, storage,
-                ctypes.c_void_p(host.data_ptr()),
-                ctypes.c_int64(host.numel() * host.element_size())),
-                "result %d of %s" % (i, self.name))
-            outputs.append(host.cuda(keep[0].device if keep and
-                                     keep[0] is not None else None)
-                           if self.artifact.target == "cuda" else host)
+            dtype = getattr(torch, _TORCH_DTYPES[spec.elementType.decode()])
+            view = _view(torch, ctypes.addressof(storage), spec.rank, dtype,
+                         self.artifact.memory_device(spec.device.decode()))
+            outputs.append(view if self.artifact.views else
+                           view.clone(memory_format=torch.contiguous_format))
         if self.mutated_inputs:
             written = outputs[len(outputs) - len(self.mutated_inputs):]
             outputs = outputs[:len(outputs) - len(self.mutated_inputs)]
@@ -167,8 +200,10 @@ class Artifact:
     """A loaded artifact; calling it calls its first entry."""
 
     def __init__(self, path, backend=None, device=-1, weights=None,
-                 runtime_library=None, mutated_inputs=None):
+                 runtime_library=None, mutated_inputs=None, views=False,
+                 debug_overwrite=False):
         self.lib = _runtime(runtime_library)
+        self.views, self.device = views, device
         inspected = ctypes.c_void_p()
         self.check(self.lib.gpRtArtifactInspect(path.encode(),
                                                 ctypes.byref(inspected)),
@@ -182,6 +217,12 @@ class Artifact:
         self.check(self.lib.gpRtArtifactLoad(
             path.encode(), 0 if backend == "host" else 1, device,
             ctypes.byref(self.handle)), "load " + path)
+        self.program = ctypes.c_void_p()
+        self.check(self.lib.gpRtArtifactGetProgram(
+            self.handle, ctypes.byref(self.program)), "load " + path)
+        if debug_overwrite:
+            self.check(self.lib.gpRtArtifactSetDebugOverwrite(self.handle, 1),
+                       "load " + path)
         self.entries = {}
         count = self.lib.gpRtArtifactNumEntries(self.handle)
         if isinstance(mutated_inputs, (list, tuple)):
@@ -222,6 +263,15 @@ class Artifact:
             weights[name] = tensors
         return weights
 
+    def memory_device(self, device):
+        """Where a buffer the manifest places on `device` lies, as torch
+        names it: host memory on the host backend and for cpu buffers."""
+        if self.target != "cuda" or not device.startswith("cuda"):
+            return "cpu"
+        index = self.device if self.device >= 0 else \
+            int(device.partition(":")[2] or 0)
+        return "cuda:%d" % index
+
     def check(self, status, what):
         if status != 0:
             raise GraphError("%s: %s" % (
@@ -249,11 +299,15 @@ class Artifact:
 
 
 def load(path, backend=None, device=-1, weights=None, runtime_library=None,
-         mutated_inputs=None):
+         mutated_inputs=None, views=False, debug_overwrite=False):
     """Loads the artifact gp-compile made at `path` (see the module
     comment); `weights` is the directory gp-compile --weights wrote;
     `mutated_inputs` lists the argument positions whose final values are
     the trailing results (a list for a one-entry artifact, else a dict
-    from entry name to list)."""
+    from entry name to list). `views=True` returns results as views of the
+    program's memory, without copies, valid until the entry runs again;
+    `debug_overwrite=True` makes a later call poison the views it
+    overwrites (NaN, -1) rather than show its own values, to find reads of
+    stale views."""
     return Artifact(path, backend, device, weights, runtime_library,
-                    mutated_inputs)
+                    mutated_inputs, views, debug_overwrite)

@@ -188,7 +188,8 @@ TEST(Externs, LoadsUserLibrary) {
 }
 
 /// test::stream_info(int64 *seen): records what gpRtStreamGetInfo says,
-/// as backend * 10 + capturing, with 100 added when no cuda stream came.
+/// as backend * 10 + capturing, with 100 added when no cuda stream came
+/// and 1000 when the device ordinal is -1.
 gpRtStatus streamInfoExtern(gpRtStream *stream, void **args,
                             const gpRtExternArg *, int32_t numArgs) {
   if (numArgs != 1)
@@ -196,13 +197,15 @@ gpRtStatus streamInfoExtern(gpRtStream *stream, void **args,
   gpRtBackend backend = GP_RT_BACKEND_CUDA;
   int32_t capturing = -1;
   void *cudaStream = &capturing;
-  if (gpRtStatus status =
-          gpRtStreamGetInfo(stream, &backend, &capturing, &cudaStream))
+  int32_t cudaDevice = 7;
+  if (gpRtStatus status = gpRtStreamGetInfo(stream, &backend, &capturing,
+                                            &cudaStream, &cudaDevice))
     return status;
-  **static_cast<int64_t **>(args[0]) =
-      backend * 10 + capturing + (cudaStream ? 0 : 100);
+  **static_cast<int64_t **>(args[0]) = backend * 10 + capturing +
+                                       (cudaStream ? 0 : 100) +
+                                       (cudaDevice == -1 ? 1000 : 0);
   // Every output is optional.
-  return gpRtStreamGetInfo(stream, nullptr, nullptr, nullptr);
+  return gpRtStreamGetInfo(stream, nullptr, nullptr, nullptr, nullptr);
 }
 
 // An extern asks its stream what its work must follow: on the host backend,
@@ -223,8 +226,8 @@ TEST(Externs, StreamInfo) {
   ASSERT_EQ(gpRtRunPartition(program, 0, nullptr, InfoBody::run, &body),
             GP_RT_SUCCESS)
       << gpRtGetLastError();
-  EXPECT_EQ(seen, 100 + GP_RT_BACKEND_HOST * 10 + 0);
-  EXPECT_EQ(gpRtStreamGetInfo(nullptr, nullptr, nullptr, nullptr),
+  EXPECT_EQ(seen, 1000 + 100 + GP_RT_BACKEND_HOST * 10 + 0);
+  EXPECT_EQ(gpRtStreamGetInfo(nullptr, nullptr, nullptr, nullptr, nullptr),
             GP_RT_ERROR_INVALID_ARGUMENT);
   gpRtProgramDestroy(program);
 }

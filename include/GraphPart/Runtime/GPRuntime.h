@@ -141,10 +141,12 @@ typedef struct gpRtStream gpRtStream;
  * through another library, such as a Python extern running PyTorch ops):
  * its backend, whether a graph is being captured, and on the cuda backend
  * the driver stream (a CUstream; NULL on the host backend) that the work
- * must be ordered on. Any output pointer may be NULL. Fails on a null
- * stream and on a stream of another thread. */
+ * must be ordered on and its device's ordinal (-1 on the host backend).
+ * Any output pointer may be NULL. Fails on a null stream and on a stream
+ * of another thread. */
 gpRtStatus gpRtStreamGetInfo(gpRtStream *stream, gpRtBackend *backend,
-                             int32_t *capturing, void **cudaStream);
+                             int32_t *capturing, void **cudaStream,
+                             int32_t *cudaDevice);
 
 /* A partition body: launches the partition's work on `stream`. */
 typedef gpRtStatus (*gpRtPartitionBody)(gpRtStream *stream, void *userData);

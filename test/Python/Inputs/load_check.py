@@ -83,6 +83,32 @@ for step, idx in enumerate(([4, -1, 1], [0, 2, -3], [4, 4, 0])):
     check("inplace call %d" % step, tuple(got) + (x, y),
           tuple(want) + (x_eager, y_eager))
 
+# views=True: results are views of the program's memory, no copies. The
+# next call writes there again (a view kept from before shows the new
+# values); debug_overwrite=True poisons stale views instead (NaN).
+block_fn = table["block"][0]
+for debug in (False, True):
+    viewing = graphpart.load(os.path.join(converted, "block.so"),
+                             backend="host", runtime_library=runtime,
+                             views=True, debug_overwrite=debug)
+    xs = [torch.randn(5, 16) for _ in range(3)]
+    kept = []
+    for step, x in enumerate(xs):
+        kept.append(viewing(x))
+        with torch.no_grad():
+            check("views%s call %d" % (" (debug)" if debug else "", step),
+                  kept[-1], block_fn(x))
+    with torch.no_grad():
+        latest = block_fn(xs[-1])
+    if debug:
+        print("debug_overwrite: stale views poisoned: %s" % all(
+            torch.isnan(v).all().item() for v in kept[:-1]))
+    else:
+        print("views: one buffer for every call: %s, the first view shows "
+              "the last call: %s" % (
+                  len({v.data_ptr() for v in kept}) == 1,
+                  torch.allclose(kept[0], latest, atol=1e-5)))
+
 # Weight arguments (gp-compile --weights) and a dynamic batch.
 mlp = graphpart.load(mlp_so, backend="host", weights=mlp_weights,
                      runtime_library=runtime)
