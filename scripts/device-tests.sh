@@ -16,11 +16,12 @@
 # tests and the runtime GoogleTests.
 #
 # `prepare` also compiles the saved PyTorch graphs (test/Python/Inputs/graphs,
-# and build-device/captured/ when a `python` run captured graphs there and
-# they were brought back) for the cuda target; `python` (after `run`) calls
+# and build-device-captured/ when graphs a `python` run captured were
+# brought back there) for the cuda target; `python` calls
 # them through graphpart.load on CUDA tensors against PyTorch eager
 # (test/Python/Inputs/load_cuda_check.py) and captures the programs with the
-# machine's PyTorch into $GP_CAPTURE_OUT (default build-device/captured-new).
+# machine's PyTorch, with torch.export and with make_fx, into
+# $GP_CAPTURE_OUT/{export,make_fx} (default build-device/captured-new).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/build-device"
@@ -137,8 +138,11 @@ python_checks() {
         "$root/build-rt/lib/libgpruntime.so" "$externs" cuda "$name" || status=1
     done
   done
-  echo "== capture with this machine's PyTorch"
-  python3 "$root/test/Python/Inputs/programs.py" "${GP_CAPTURE_OUT:-$out/captured-new}" || status=1
+  local method capture="${GP_CAPTURE_OUT:-$out/captured-new}"
+  for method in export make_fx; do
+    echo "== capture with this machine's PyTorch ($method)"
+    python3 "$root/test/Python/Inputs/programs.py" "$capture/$method" --method "$method" || status=1
+  done
   return $status
 }
 

@@ -11,7 +11,9 @@ from .externs import load_extern_library, register_extern  # noqa: F401
 from .compiler import compile  # noqa: F401,A001
 
 
-def capture(fn, example_inputs, directory, name=None, dynamic=None):
-    """Traces `fn` with PyTorch and saves its graph (torch_capture.py)."""
+def capture(fn, example_inputs, directory, name=None, dynamic=None,
+            method=None):
+    """Traces `fn` with PyTorch (torch.export or make_fx) and saves its
+    graph (torch_capture.py)."""
     from .torch_capture import capture as run
-    return run(fn, example_inputs, directory, name, dynamic)
+    return run(fn, example_inputs, directory, name, dynamic, method)

@@ -1,13 +1,20 @@
 """Capture a PyTorch function or module as a serialized graph (format.py).
 
-    graphpart.capture(fn, example_inputs, "out_dir")
+    graphpart.capture(fn, example_inputs, "out_dir", method="export")
 
-traces `fn` to ATen ops with `make_fx` (PyTorch 1.13 and later): every op
+traces `fn` to ATen ops, with `torch.export` (PyTorch 2.1 and later; the
+default where it exists) or `make_fx` (PyTorch 1.13 and later): every op
 with its overload, arguments, result shapes and dtypes; parameters and
 other tensors the trace holds become constants saved as .npy; custom ops
 (any namespace other than aten and prims) keep their schema: the operands
 they write (`mutates`) and their tags (`cudagraph_unsafe` where the op
 carries it). Needs torch; converting the result does not.
+
+torch.export gives a functional graph: an input the program writes in
+place is an extra output there, which becomes an `aten::copy_` into the
+input at the end of the graph, as make_fx records it. Its symbolic sizes
+(dynamic dims) keep their ranges; sizes computed from them (sym_size and
+arithmetic nodes) are folded into the sizes that use them.
 """
 import operator
 import re
@@ -77,15 +84,37 @@ def _op_name(target):
     return schema.name, schema.overload_name or "default"
 
 
-def capture(fn, example_inputs, directory, name=None, dynamic=None):
+def _has_export():
+    import torch
+    version = tuple(int(p) for p in re.findall(r"\d+",
+                                               torch.__version__)[:2])
+    return version >= (2, 1) and hasattr(torch, "export")
+
+
+def capture(fn, example_inputs, directory, name=None, dynamic=None,
+            method=None):
     """Traces `fn(*example_inputs)` and saves the graph to `directory`.
     `dynamic` maps an input's position to the dimensions that are one
-    symbolic size s0 (all of the same example size): the program is traced
-    again with that size grown by one, and every size that differs between
-    the two traces becomes a multiple of s0 (an op sequence that differs is
-    an error). Returns the graph dict."""
+    symbolic size s0 (all of the same example size). With torch.export
+    they are export's dynamic dimensions (min 1); with make_fx the program
+    is traced again with that size grown by one, and every size that
+    differs between the two traces becomes a multiple of s0 (an op
+    sequence that differs is an error). `method` is "export" or "make_fx"
+    (default: export where the installed PyTorch has it). Returns the graph
+    dict."""
     name = name or getattr(fn, "__name__", None) or type(fn).__name__
     name = re.sub(r"\W", "_", name)
+    method = method or ("export" if _has_export() else "make_fx")
+    if method == "export":
+        if not _has_export():
+            raise fmt.GraphError("method='export' needs PyTorch 2.1 or "
+                                 "later")
+        graph, constants, dtypes = _export(fn, example_inputs, name, dynamic)
+        fmt.save(graph, directory, constants, dtypes)
+        return graph
+    if method != "make_fx":
+        raise fmt.GraphError("method must be 'export' or 'make_fx', got %r"
+                             % (method,))
     graph, constants, dtypes = _trace(fn, example_inputs, name)
     if dynamic:
         sizes = {example_inputs[i].shape[d] for i, dims in dynamic.items()
@@ -165,10 +194,76 @@ def _trace(fn, example_inputs, name):
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
     constants, constant_dtypes = {}, {}
+
+    def attribute(node):
+        return getattr(traced, node.target)
+
+    _serialize(traced.graph, graph, constants, constant_dtypes,
+               attribute=attribute)
+    return graph, constants, constant_dtypes
+
+
+class _Sizes:
+    """Sizes as the format writes them: ints, or "s0" / "16*s0" for a
+    positive multiple of one symbol (export's symbols renamed s0, s1, ...
+    in the order met)."""
+
+    def __init__(self):
+        self.names = {}
+
+    def __call__(self, value, where):
+        import torch
+        if isinstance(value, int):
+            return value
+        if not isinstance(value, torch.SymInt):
+            raise fmt.GraphError("%s: size %r is not an int" % (where, value))
+        expr = value.node.expr
+        if expr.is_Integer:
+            return int(expr)
+        coeff, rest = expr.as_coeff_Mul()
+        if rest.is_Symbol and coeff.is_Integer and int(coeff) > 0:
+            symbol = str(rest)
+            if symbol.startswith("u"):
+                raise fmt.GraphError(
+                    "%s: size %s depends on tensor data (an unbacked "
+                    "size, such as nonzero's); not supported" % (where, expr))
+            name = self.names.setdefault(symbol, "s%d" % len(self.names))
+            return name if int(coeff) == 1 else "%d*%s" % (int(coeff), name)
+        raise fmt.GraphError("%s: size %s is not a multiple of one symbolic "
+                             "size; not supported" % (where, expr))
+
+
+def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
+               inputs=None, sizes=None):
+    """Writes `fx_graph`'s nodes into `graph`. `inputs` maps placeholder
+    names to the constants they are (export's parameters and buffers), a
+    tensor, or None for a program input; `sizes` turns symbolic sizes into
+    the format's (export)."""
+    import torch
+    # Symbolic ints (PyTorch 2); none in older versions.
+    sym_int = getattr(torch, "SymInt", ())
     refs = {}
+    size = sizes or (lambda value, where: int(value))
+
+    def shape_of(meta, where):
+        return [size(d, where) for d in meta.shape]
+
+    def outputs_of(node):
+        meta = node.meta.get("tensor_meta")
+        if meta is None and "val" in node.meta:
+            meta = node.meta["val"]
+        items = [meta] if hasattr(meta, "shape") or meta is None \
+            else list(meta)
+        return [{"shape": shape_of(item, "node '%s'" % node.name),
+                 "dtype": _dtype_name(item.dtype)}
+                for item in items
+                if item is not None and hasattr(item, "shape")]
 
     def encode(arg):
         if isinstance(arg, torch.fx.Node):
+            value = arg.meta.get("val")
+            if sizes is not None and isinstance(value, sym_int):
+                return size(value, "node '%s'" % arg.name)
             if arg.name not in refs:
                 raise fmt.GraphError("uses '%s' before it is defined"
                                      % arg.name)
@@ -179,27 +274,82 @@ def _trace(fn, example_inputs, name):
             return {"dtype": _dtype_name(arg)}
         if isinstance(arg, torch.device):
             return {"device": str(arg)}
+        if isinstance(arg, sym_int):
+            return size(arg, "an argument")
         if arg is None or isinstance(arg, (bool, int, float, str)):
             return arg
         return {"enum": str(arg)}
 
-    for node in traced.graph.nodes:
+    def add_custom_op(target, op):
+        schema = target._schema
+        mutates = [i for i, a in enumerate(schema.arguments)
+                   if a.alias_info is not None and a.alias_info.is_write]
+        tags = [str(t).split(".")[-1] for t in getattr(target, "tags", [])]
+        graph["custom_ops"][op] = {
+            "mutates": mutates,
+            "tags": [t for t in tags if t == "cudagraph_unsafe"]}
+
+    functionalized = {}
+
+    def add_constant(node, value):
+        constants[node.name] = _to_numpy(value)
+        constant_dtypes[node.name] = _dtype_name(value.dtype)
+        refs[node.name] = {"node": node.name}
+
+    for node in fx_graph.nodes:
         if node.op == "placeholder":
-            (out,) = _outputs(node)
+            constant = (inputs or {}).get(node.name)
+            if constant is not None:
+                add_constant(node, constant)
+                continue
+            value = node.meta.get("val")
+            if sizes is not None and not hasattr(value, "shape"):
+                # A symbolic-size input export adds (its value is the
+                # size): sizes are read from the tensors instead.
+                continue
+            (out,) = outputs_of(node) if sizes is not None \
+                else _outputs(node)
             graph["inputs"].append(dict(name=node.name, device="cpu", **out))
             refs[node.name] = {"node": node.name}
         elif node.op == "get_attr":
-            value = getattr(traced, node.target)
+            value = attribute(node)
             if not isinstance(value, torch.Tensor):
                 raise fmt.GraphError("attribute '%s' is not a tensor"
                                      % node.target)
-            constants[node.name] = _to_numpy(value)
-            constant_dtypes[node.name] = _dtype_name(value.dtype)
-            refs[node.name] = {"node": node.name}
+            add_constant(node, value)
         elif node.op == "call_function":
             if node.target is operator.getitem:
                 base, index = node.args
+                if base.name in functionalized:
+                    count, written = functionalized[base.name]
+                    refs[node.name] = encode(written[index - count]) \
+                        if index >= count else {"node": base.name} \
+                        if count == 1 else {"node": base.name, "index": index}
+                    continue
                 refs[node.name] = dict(encode(base), index=index)
+                continue
+            call = _functionalized_call(node)
+            if call is not None:
+                # A mutating custom op, as torch.export functionalizes it:
+                # the op itself, writing its operands (as make_fx records
+                # it); their new values are those operands afterwards.
+                target, args, written = call
+                count = len(target._schema.returns)
+                functionalized[node.name] = (count, written)
+                op, overload = _op_name(target)
+                value = node.meta.get("val") or ()
+                entry = {"name": node.name, "op": op, "overload": overload,
+                         "args": encode(args), "kwargs": {},
+                         "outputs": [{"shape": shape_of(v, node.name),
+                                      "dtype": _dtype_name(v.dtype)}
+                                     for v in list(value)[:count]]}
+                add_custom_op(target, op)
+                graph["nodes"].append(entry)
+                refs[node.name] = {"node": node.name}
+                continue
+            value = node.meta.get("val")
+            if sizes is not None and isinstance(value, sym_int):
+                # sym_size and size arithmetic: folded into their users.
                 continue
             if not isinstance(node.target, torch._ops.OpOverload):
                 raise fmt.GraphError("%s: not an ATen op (at %s)"
@@ -208,21 +358,14 @@ def _trace(fn, example_inputs, name):
             entry = {"name": node.name, "op": op, "overload": overload,
                      "args": encode(node.args),
                      "kwargs": {k: encode(v) for k, v in node.kwargs.items()},
-                     "outputs": _outputs(node) or _outputs_from_users(node)}
+                     "outputs": (outputs_of(node) if sizes is not None
+                                 else _outputs(node))
+                     or _outputs_from_users(node)}
             source = _source(node)
             if source:
                 entry["source"] = source
-            namespace = op.split("::")[0]
-            if namespace not in ("aten", "prims"):
-                schema = node.target._schema
-                mutates = [i for i, a in enumerate(schema.arguments)
-                           if a.alias_info is not None
-                           and a.alias_info.is_write]
-                tags = [str(t).split(".")[-1]
-                        for t in getattr(node.target, "tags", [])]
-                graph["custom_ops"][op] = {
-                    "mutates": mutates,
-                    "tags": [t for t in tags if t == "cudagraph_unsafe"]}
+            if op.split("::")[0] not in ("aten", "prims"):
+                add_custom_op(node.target, op)
             graph["nodes"].append(entry)
             refs[node.name] = {"node": node.name}
         elif node.op == "output":
@@ -233,4 +376,129 @@ def _trace(fn, example_inputs, name):
         else:
             raise fmt.GraphError("graph node kind '%s' is not supported"
                                  % node.op)
+
+
+def _functionalized_call(node):
+    """(op, operands, operands written) of torch.export's
+    auto_functionalized / auto_functionalized_v2 call of a mutating custom
+    op; None for any other node."""
+    import torch
+    higher = getattr(torch.ops, "higher_order", None)
+    kinds = [getattr(higher, n, None) for n in
+             ("auto_functionalized", "auto_functionalized_v2")]
+    if higher is None or node.target not in [k for k in kinds if k]:
+        return None
+    target, kwargs = node.args[0], node.kwargs
+    bases = kwargs.get("_all_bases")
+    args, written = [], []
+    for argument in target._schema.arguments:
+        is_written = argument.alias_info is not None and \
+            argument.alias_info.is_write
+        if bases is not None and is_written:
+            if any("_%s_%s" % (argument.name, part) in kwargs
+                   for part in ("size", "stride", "storage_offset")):
+                raise fmt.GraphError(
+                    "node '%s': %s writes a view of a tensor; custom ops "
+                    "writing views are not supported"
+                    % (node.name, target._schema.name))
+            value = bases[kwargs["_%s_base_index" % argument.name]]
+        else:
+            value = kwargs.get(argument.name, argument.default_value
+                               if argument.has_default_value() else None)
+        args.append(value)
+        if is_written:
+            written.append(value)
+    return target, args, written
+
+
+def _export(fn, example_inputs, name, dynamic):
+    """torch.export's graph of `fn`, decomposed to ATen ops, as the format
+    writes it."""
+    import torch
+    from torch.export.graph_signature import InputKind, OutputKind
+
+    module = fn if isinstance(fn, torch.nn.Module) else _Function(fn)
+    dynamic_shapes = None
+    if dynamic:
+        s0 = torch.export.Dim("s0")
+        dynamic_shapes = tuple(
+            {d: s0 for d in dynamic[i]} if i in dynamic else None
+            for i in range(len(example_inputs)))
+    try:
+        exported = torch.export.export(module, tuple(example_inputs),
+                                       dynamic_shapes=dynamic_shapes)
+        exported = exported.run_decompositions()
+    except Exception as error:  # export's own errors, whatever their type
+        raise fmt.GraphError("torch.export failed: %s: %s"
+                             % (type(error).__name__, error))
+    signature = exported.graph_signature
+    state = dict(exported.state_dict)
+    state.update(getattr(exported, "constants", {}) or {})
+    constant_inputs, user_inputs = {}, []
+    for spec in signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            user_inputs.append(spec.arg.name)
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER,
+                           InputKind.CONSTANT_TENSOR):
+            constant_inputs[spec.arg.name] = state[spec.target]
+        else:
+            raise fmt.GraphError("torch.export input %s of kind %s is not "
+                                 "supported" % (spec.arg.name, spec.kind))
+    graph = {"name": name,
+             "producer": "torch %s export" % torch.__version__,
+             "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
+    constants, constant_dtypes = {}, {}
+    sizes = _Sizes()
+    _serialize(exported.graph_module.graph, graph, constants,
+               constant_dtypes, attribute=lambda node: getattr(
+                   exported.graph_module, node.target),
+               inputs=constant_inputs, sizes=sizes)
+    # Outputs: the user's, in order; inputs written in place become copy_
+    # nodes into them (what make_fx records), buffers written are refused.
+    outputs = graph["outputs"]
+    user_outputs = []
+    for spec, value in zip(signature.output_specs, outputs):
+        if spec.kind == OutputKind.USER_OUTPUT:
+            user_outputs.append(value)
+        elif spec.kind == OutputKind.USER_INPUT_MUTATION:
+            graph["nodes"].append({
+                "name": "copy_to_%s" % spec.target, "op": "aten::copy_",
+                "overload": "default",
+                "args": [{"node": spec.target}, value], "kwargs": {},
+                "outputs": [_input_meta(graph, spec.target)]})
+        else:
+            raise fmt.GraphError(
+                "torch.export output %s of kind %s (a module buffer written "
+                "in place, such as batch norm's running statistics in "
+                "training mode) is not supported: export the module in "
+                "eval mode" % (spec.arg.name, spec.kind))
+    graph["outputs"] = user_outputs
+    graph["inputs"] = [i for name in user_inputs for i in graph["inputs"]
+                       if i["name"] == name]
+    if sizes.names:
+        ranges = {}
+        for symbol, bounds in exported.range_constraints.items():
+            if str(symbol) in sizes.names:
+                entry = {"min": int(bounds.lower)}
+                if bounds.upper.is_finite and int(bounds.upper) < 2 ** 62:
+                    entry["max"] = int(bounds.upper)
+                ranges[sizes.names[str(symbol)]] = entry
+        graph["symbols"] = ranges
     return graph, constants, constant_dtypes
+
+
+def _input_meta(graph, name):
+    (found,) = [i for i in graph["inputs"] if i["name"] == name]
+    return {"shape": found["shape"], "dtype": found["dtype"]}
+
+
+class _Function:
+    """A function as the module torch.export takes."""
+
+    def __new__(cls, fn):
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def forward(self, *args):
+                return fn(*args)
+        return Wrapped()

@@ -2,7 +2,7 @@
 OUT/<name>/ (graph.json, constants/), with its example input as
 OUT/<name>.input.<i>.npy and PyTorch's outputs as OUT/<name>.expected.<i>.npy.
 
-    python3 programs.py OUT [NAME ...]
+    python3 programs.py OUT [NAME ...] [--method export|make_fx]
 
 The custom op mylib::op1 is the examples' extern (examples/externs/mylib.cpp):
 a = t; t = t with its two halves swapped; b = t, mutating t.
@@ -29,6 +29,12 @@ def _op1(t):
 
 
 _lib.impl("op1", _op1, "CPU")
+_lib.impl("op1", _op1, "CUDA")
+if hasattr(torch.library, "register_fake"):
+    # torch.export traces with fake tensors: the op's result shapes.
+    @torch.library.register_fake("mylib::op1")
+    def _op1_fake(t):
+        return torch.empty_like(t), torch.empty_like(t)
 
 
 class MlpCustomOp(torch.nn.Module):
@@ -192,15 +198,28 @@ def _numpy(tensor):
 
 
 def main():
-    out = sys.argv[1]
-    wanted = sys.argv[2:]
+    args = sys.argv[1:]
+    method = None
+    if "--method" in args:
+        at = args.index("--method")
+        method = args[at + 1]
+        del args[at:at + 2]
+    out, wanted = args[0], args[1:]
+    failed = 0
     os.makedirs(out, exist_ok=True)
     for name, (fn, inputs, *dynamic) in programs().items():
         if wanted and name not in wanted:
             continue
-        graphpart.capture(fn, [i.clone() for i in inputs],
-                          os.path.join(out, name), name=name,
-                          dynamic=dynamic[0] if dynamic else None)
+        try:
+            graphpart.capture(fn, [i.clone() for i in inputs],
+                              os.path.join(out, name), name=name,
+                              dynamic=dynamic[0] if dynamic else None,
+                              method=method)
+        except graphpart.GraphError as error:
+            # The others are still captured; the exit status says.
+            print("FAILED capture %s: %s" % (name, error))
+            failed += 1
+            continue
         written = [i.clone() for i in inputs]
         if name in RANDOM:
             results = ()
@@ -220,6 +239,7 @@ def main():
             np.save(os.path.join(out, "%s.expected.%d.npy" % (name, i)),
                     _numpy(value.detach()))
         print("captured", name)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
