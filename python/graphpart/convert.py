@@ -1231,6 +1231,20 @@ def filled_like(value):
     return convert
 
 
+def full_like(c, args, kwargs):
+    """full_like(x, value): x's shape and device filled with `value`."""
+    value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise c.error("the fill value must be a number")
+    return filled_like(float(value))(c, args, kwargs)
+
+
+def scalar_tensor(c, args, kwargs):
+    """scalar_tensor(value): a 0-d tensor (torch.export's form of a number
+    used as a tensor, as in where(mask, x, 0.5))."""
+    return full(c, [[], args[0]], kwargs)
+
+
 def full(c, args, kwargs):
     shape, value = list(args[0]), args[1]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -1641,6 +1655,12 @@ OPS = {
     "aten::zeros_like": filled_like(0.0),
     "aten::ones_like": filled_like(1.0),
     "aten::full": full,
+    "aten::full_like": full_like,
+    # torch.export's checks of what it traced (sizes, dtypes, a scalar's
+    # range): the converted program's types already say as much.
+    "aten::_assert_tensor_metadata": lambda c, a, k: None,
+    "aten::_assert_scalar": lambda c, a, k: None,
+    "aten::scalar_tensor": scalar_tensor,
     "aten::zeros": filled_sized(0.0),
     "aten::ones": filled_sized(1.0),
     "aten::empty": filled_sized(0.0),

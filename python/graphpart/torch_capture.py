@@ -17,11 +17,14 @@ input at the end of the graph, as make_fx records it. Its symbolic sizes
 arithmetic nodes) are folded into the sizes that use them.
 """
 import operator
+import os
 import re
 
 import numpy as np
 
 from . import format as fmt
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _dtype_name(dtype):
@@ -44,9 +47,12 @@ def _to_numpy(tensor):
 
 
 def _source(node):
-    """"file:line" of the user's code that made `node`, when recorded."""
+    """"file:line" of the user's code that made `node`, when recorded: the
+    innermost frame outside graphpart (whose wrapper export traces)."""
     trace = node.meta.get("stack_trace") or ""
-    found = re.findall(r'File "([^"]+)", line (\d+)', trace)
+    found = [(f, line) for f, line in
+             re.findall(r'File "([^"]+)", line (\d+)', trace)
+             if os.path.dirname(os.path.abspath(f)) != _HERE]
     return "%s:%s" % found[-1] if found else None
 
 
@@ -479,12 +485,22 @@ def _export(fn, example_inputs, name, dynamic):
         ranges = {}
         for symbol, bounds in exported.range_constraints.items():
             if str(symbol) in sizes.names:
-                entry = {"min": int(bounds.lower)}
-                if bounds.upper.is_finite and int(bounds.upper) < 2 ** 62:
-                    entry["max"] = int(bounds.upper)
+                entry = {"min": max(1, _bound(bounds.lower) or 1)}
+                upper = _bound(bounds.upper)
+                if upper is not None and upper < 2 ** 62:
+                    entry["max"] = upper
                 ranges[sizes.names[str(symbol)]] = entry
         graph["symbols"] = ranges
     return graph, constants, constant_dtypes
+
+
+def _bound(value):
+    """A range bound as an int; None for an infinite one (sympy's oo or
+    torch's int_oo, which int() refuses in their own ways)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
 
 
 def _input_meta(graph, name):
