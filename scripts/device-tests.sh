@@ -5,6 +5,9 @@
 #   bash scripts/device-tests.sh prepare   # here: needs build/ (gp-compile)
 #   bash scripts/device-tests.sh run       # there: carry build-device/
 #   bash scripts/device-tests.sh python    # there: the PyTorch checks
+#   bash scripts/device-tests.sh dynamo-save     # there: torch.compile saves
+#   bash scripts/device-tests.sh dynamo-compile  # here: compile-cache
+#   bash scripts/device-tests.sh dynamo-replay   # there: replays the cache
 #
 # `prepare` compiles every program the cuda tests use for the cuda target
 # into build-device/artifacts and copies lit, FileCheck, not and count (with
@@ -22,6 +25,15 @@
 # (test/Python/Inputs/load_cuda_check.py) and captures the programs with the
 # machine's PyTorch, with torch.export and with make_fx, into
 # $GP_CAPTURE_OUT/{export,make_fx} (default build-device/captured-new).
+#
+# The torch.compile backend (test/Python/Inputs/dynamo_check.py) takes a
+# round trip: `dynamo-save` runs the programs with
+# torch.compile(backend="graphpart") and no compiler, which saves each graph
+# Dynamo makes into the cache $GP_DYNAMO_CACHE (default
+# build-device/dynamo-cache) and runs it eagerly; with the cache brought
+# back to build-device/dynamo-cache, `dynamo-compile` compiles it for cuda
+# here, and `dynamo-replay` runs the same programs there, each call after a
+# graph's first replaying its artifact, against PyTorch eager.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/build-device"
@@ -146,9 +158,25 @@ python_checks() {
   return $status
 }
 
+dynamo_stage() {
+  local cache="${GP_DYNAMO_CACHE:-$out/dynamo-cache}"
+  case "$1" in
+    compile)
+      PYTHONPATH="$root/python" python3 -m graphpart compile-cache "$cache" \
+        --gp-compile "$root/build/bin/gp-compile" ;;
+    *)
+      build_runtime
+      python3 -u "$root/test/Python/Inputs/dynamo_check.py" "$1" \
+        "$root/build-rt/lib/libgpruntime.so" "$cache" --device cuda ;;
+  esac
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   python) python_checks ;;
-  *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  dynamo-save) dynamo_stage save ;;
+  dynamo-compile) dynamo_stage compile ;;
+  dynamo-replay) dynamo_stage replay ;;
+  *) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -1,7 +1,9 @@
-"""python3 -m graphpart convert GRAPH_DIR [-o OUT.mlir] [--device cuda:0]"""
+"""python3 -m graphpart convert GRAPH_DIR [-o OUT.mlir] [--device cuda:0]
+python3 -m graphpart compile-cache CACHE_DIR [--gp-compile PATH]"""
 import argparse
 import sys
 
+from .compiler import compile_cache
 from .convert import convert
 from .format import GraphError, load
 
@@ -16,8 +18,22 @@ def main(argv=None):
     conv.add_argument("--device", default="cuda:0",
                       help="the device of the program's buffers "
                            "(gp.default_device; cpu or cuda:N)")
+    cache = commands.add_parser(
+        "compile-cache", help="compile the graphs the torch.compile backend "
+                              "saved without an artifact (docs/PyTorch.md)")
+    cache.add_argument("cache", help="the backend's cache_dir")
+    cache.add_argument("--gp-compile", default=None,
+                       help="gp-compile (default: $GRAPHPART_GP_COMPILE, "
+                            "then PATH)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "compile-cache":
+            built, failed = compile_cache(
+                args.cache, args.gp_compile,
+                log=lambda line: print(line, file=sys.stderr))
+            print("compile-cache: %d built, %d failed"
+                  % (len(built), len(failed)), file=sys.stderr)
+            return 1 if failed else 0
         graph, constants = load(args.graph)
         text = convert(graph, constants, args.device)
     except GraphError as error:
