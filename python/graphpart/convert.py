@@ -4,9 +4,11 @@ on tensors in the form torch-mlir's linalg-on-tensors backend gives, which
 
     python3 -m graphpart convert GRAPH_DIR -o model.mlir
 
-Tensors are f32, f16, bf16 or bool, and int64 for indices (other element
-types are refused by name); arithmetic runs in f32 and each op's result is
-rounded once to its PyTorch dtype, as PyTorch's kernels do for half types.
+Tensors are f32, f16, bf16, bool or int64 (other element types are refused
+by name). Floating arithmetic runs in f32 and each op's result is rounded
+once to its PyTorch dtype, as PyTorch's kernels do for half types; int64
+arithmetic runs in i64 where PyTorch keeps integers (int64 with bools and
+int numbers), and in f32 where PyTorch promotes to floating point.
 Sizes are static or multiples of symbols ("s0", "16*s0"). Weights and
 other constants become `arith.constant dense<...>` tensors; gp-compile
 --weights DIR turns the large ones into weight arguments. Custom ops become
@@ -24,8 +26,8 @@ from .format import GraphError
 
 ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
                  "bool": "i1", "int64": "i64"}
-# Constants are stored as dense bytes: floats only.
-CONSTANT_TYPES = ("float32", "float16", "bfloat16")
+# Constants are stored as dense bytes.
+CONSTANT_TYPES = ("float32", "float16", "bfloat16", "int64")
 HALF_TYPES = ("f16", "bf16")
 
 
@@ -93,6 +95,15 @@ def is_static(dim):
 def tensor_type(shape, elem="f32"):
     return "tensor<%s>" % "x".join(
         [str(d) if is_static(d) else "?" for d in shape] + [elem])
+
+
+def literal(value, elem):
+    """`value` as an MLIR constant of `elem`."""
+    if elem == "i64":
+        return "%d" % int(value)
+    if elem == "i1":
+        return "true" if value else "false"
+    return float_literal(value)
 
 
 def float_literal(value):
@@ -175,9 +186,10 @@ class Converter:
     def emit(self, text):
         self.lines.append("  " + text)
 
-    def scalar(self, value):
+    def scalar(self, value, elem="f32"):
         name = self.fresh("c")
-        self.emit("%s = arith.constant %s : f32" % (name, float_literal(value)))
+        self.emit("%s = arith.constant %s : %s" % (
+            name, literal(value, elem), elem))
         return name
 
     def index(self, dim):
@@ -277,7 +289,8 @@ class Converter:
     def filled(self, shape, value, elem="f32", device=None):
         init, fill = self.empty(shape, elem, device), self.fresh("fill")
         scalar = self.fresh("c")
-        self.emit("%s = arith.constant %s : %s" % (scalar, float_literal(value),
+        self.emit("%s = arith.constant %s : %s" % (scalar, literal(value,
+                                                                   elem),
                                                    elem))
         self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" % (
             fill, scalar, elem, init, tensor_type(shape, elem),
@@ -339,13 +352,28 @@ class Converter:
         """`x` rounded (or widened) to `elem`; bool to float is 0 or 1."""
         if x.elem == elem:
             return x
-        if elem in ("i1", "i64") or x.elem == "i64":
-            raise self.error("cannot convert %s to %s here" % (x.elem, elem))
+        # Half types reach the body as f32 and leave it rounded.
+        source = "f32" if x.elem in HALF_TYPES else x.elem
+        target = "f32" if elem in HALF_TYPES else elem
 
         def body(a, o):
-            if x.elem == "i1":
-                return ["%f = arith.uitofp " + a[0] + " : i1 to f32"], "%f"
-            return [], a[0]
+            if source == target:
+                return [], a[0]
+            if target == "i1":   # nonzero is true, as PyTorch's .bool()
+                zero = "%%zero = arith.constant %s : %s" % (
+                    literal(0, source), source)
+                compare = "arith.cmpi ne" if source == "i64" else \
+                    "arith.cmpf une"
+                return [zero, "%%r = %s, %s, %%zero : %s" % (
+                    compare, a[0], source)], "%r"
+            if source == "i1":
+                op = "arith.extui" if target == "i64" else "arith.uitofp"
+            elif source == "i64":
+                op = "arith.sitofp"
+            else:   # to int64: toward zero, as PyTorch's .long()
+                op = "arith.fptosi"
+            return ["%%r = %s %s : %s to %s" % (op, a[0], source, target)], \
+                "%r"
         return self.generic(x.shape, [(x, ["d%d" % i for i in
                                            range(len(x.shape))])],
                             body, out_elem=elem)
@@ -361,16 +389,20 @@ class Converter:
         return ["0" if size == 1 and out_shape[offset + i] != 1
                 else "d%d" % (offset + i) for i, size in enumerate(shape)]
 
-    def elementwise(self, operands, compute, out_elem="f32", keep_bool=()):
-        """`compute(names)` -> (lines, result) on scalars; operands are
-        Values or Python numbers, broadcast like PyTorch. Bool operands
-        become 0.0/1.0, except those at the positions in `keep_bool`."""
-        for v in operands:
-            if isinstance(v, Value) and v.elem == "i64":
-                raise self.error("integer arithmetic is not supported (int64 "
-                                 "tensors are taken by embedding and views)")
-        operands = [self.cast(v, "f32") if isinstance(v, Value) and
-                    v.elem == "i1" and i not in keep_bool else v
+    def elementwise(self, operands, compute, out_elem="f32", keep_bool=(),
+                    scalar_elem="f32"):
+        """`compute(names)` -> (lines, result) on scalars of `scalar_elem`
+        (f32, or i64 for integer arithmetic); operands are Values or Python
+        numbers, broadcast like PyTorch. Bool and int64 operands become
+        `scalar_elem`, bools except those at the positions in
+        `keep_bool`."""
+        if scalar_elem == "i64" and any(isinstance(v, Scalar)
+                                        for v in operands):
+            raise self.error("integer arithmetic with a value of .item() "
+                             "is not supported")
+        operands = [self.cast(v, scalar_elem) if isinstance(v, Value) and
+                    v.elem in ("i1", "i64") and v.elem != scalar_elem and
+                    not (v.elem == "i1" and i in keep_bool) else v
                     for i, v in enumerate(operands)]
         tensors = [v for v in operands if isinstance(v, Value)]
         try:
@@ -382,7 +414,7 @@ class Converter:
             if isinstance(v, Scalar):
                 constants[i] = v.name
             elif not isinstance(v, Value):
-                constants[i] = self.scalar(v)
+                constants[i] = self.scalar(v, scalar_elem)
         inputs = [(v, self.broadcast_map(v.shape, out_shape)) for v in tensors]
 
         def body(args, out):
@@ -393,23 +425,30 @@ class Converter:
         return self.generic(out_shape, inputs, body, out_elem=out_elem)
 
     def reduce(self, x, dims, kind):
-        """Sum or max of `x` over `dims`; the result drops them."""
+        """Sum or max of `x` over `dims`; the result drops them. Bool and
+        int64 tensors reduce in int64 (PyTorch's sum of them is int64),
+        floats in f32."""
         rank = len(x.shape)
         dims = sorted({d % rank for d in dims}) if dims else list(range(rank))
         kept = [i for i in range(rank) if i not in dims]
         out_shape = [x.shape[i] for i in kept]
-        init = self.filled(out_shape, 0.0 if kind == "sum" else -math.inf,
-                           device=x.device)
-        op = "arith.addf" if kind == "sum" else "arith.maximumf"
+        if x.elem in ("i1", "i64"):
+            x, elem = self.cast(x, "i64"), "i64"
+            start = 0 if kind == "sum" else -2 ** 63
+            op = "arith.addi" if kind == "sum" else "arith.maxsi"
+        else:
+            elem, start = "f32", 0.0 if kind == "sum" else -math.inf
+            op = "arith.addf" if kind == "sum" else "arith.maximumf"
+        init = self.filled(out_shape, start, elem, device=x.device)
 
         def body(args, out):
-            return ["%%r = %s %s, %s : f32" % (op, args[0], out)], "%r"
+            return ["%%r = %s %s, %s : %s" % (op, args[0], out, elem)], "%r"
         return self.generic(
             out_shape, [(x, ["d%d" % i for i in range(rank)])], body,
             init=init,
             iterators=["reduction" if i in dims else "parallel"
                        for i in range(rank)],
-            out_map=["d%d" % i for i in kept])
+            out_map=["d%d" % i for i in kept], out_elem=elem)
 
     def reshape(self, x, shape):
         """`x` viewed as `shape` (same elements, row-major), through 1-D."""
@@ -818,10 +857,50 @@ def unary(compute):
     return convert
 
 
+# The integer forms of the float ops that have them.
+INTEGER_OPS = {"arith.addf": "arith.addi", "arith.subf": "arith.subi",
+               "arith.mulf": "arith.muli", "arith.maximumf": "arith.maxsi",
+               "arith.minimumf": "arith.minsi"}
+INTEGER_PREDICATES = {"oeq": "eq", "une": "ne", "olt": "slt", "ole": "sle",
+                      "ogt": "sgt", "oge": "sge"}
+
+
+def integer_operands(c, args):
+    """`args` as integer arithmetic's operands (int64 tensors, with bool
+    tensors and int numbers beside them), or None when PyTorch would
+    compute in floating point (a float tensor or number among them)."""
+    operands, wide = [], False
+    for arg in args:
+        if isinstance(arg, bool) or (isinstance(arg, int)):
+            operands.append(int(arg))
+            continue
+        if isinstance(arg, float):
+            return None
+        value = c.operand(arg)
+        if not isinstance(value, Value) or value.elem not in ("i1", "i64"):
+            return None
+        wide |= value.elem == "i64"
+        operands.append(value)
+    return operands if wide else None
+
+
+def int_op2(op, n):
+    return ["%%r = %s %s, %s : i64" % (op, n[0], n[1])], "%r"
+
+
 def binary(op):
     def convert(c, args, kwargs):
-        a, b = c.operand(args[0]), c.operand(args[1])
         alpha = kwargs.get("alpha", args[2] if len(args) > 2 else 1)
+        integers = integer_operands(c, args[:2]) if op in INTEGER_OPS and \
+            isinstance(alpha, int) else None
+        if integers is not None:
+            a, b = integers
+            if alpha != 1:
+                b = c.elementwise([b, alpha], lambda n: int_op2(
+                    "arith.muli", n), out_elem="i64", scalar_elem="i64")
+            return c.elementwise([a, b], lambda n: int_op2(
+                INTEGER_OPS[op], n), out_elem="i64", scalar_elem="i64")
+        a, b = c.operand(args[0]), c.operand(args[1])
         if alpha != 1:
             b = c.elementwise([b, float(alpha)],
                               lambda n: op2("arith.mulf", n))
@@ -921,6 +1000,9 @@ def reduction(kind, mean=False):
         if "dtype" in kwargs and kwargs["dtype"] not in (None,
                                                          {"dtype": "float32"}):
             raise c.error("a dtype other than float32 is not supported")
+        if mean and x.elem in ("i1", "i64"):
+            raise c.error("mean of %s tensors (PyTorch refuses it too)"
+                          % x.elem)
         r = c.reduce(x, dims, kind)
         if mean:
             count = c.count([x.shape[d] for d in dims])
@@ -1524,6 +1606,12 @@ def index_put(c, args, kwargs):
 
 def compare(predicate):
     def convert(c, args, kwargs):
+        integers = integer_operands(c, args[:2])
+        if integers is not None:
+            return c.elementwise(integers, lambda n: (
+                ["%%r = arith.cmpi %s, %s, %s : i64" % (
+                    INTEGER_PREDICATES[predicate], n[0], n[1])], "%r"),
+                out_elem="i1", scalar_elem="i64")
         a, b = c.operand(args[0]), c.operand(args[1])
         return c.elementwise([a, b], lambda n: (
             ["%%r = arith.cmpf %s, %s, %s : f32" % (predicate, n[0], n[1])],
@@ -1535,6 +1623,11 @@ def where(c, args, kwargs):
     cond = c.value(args[0])
     if cond.elem != "i1":
         raise c.error("the condition must be bool, not %s" % cond.elem)
+    integers = integer_operands(c, args[1:3])
+    if integers is not None:
+        return c.elementwise([cond] + integers, lambda n: (
+            ["%%r = arith.select %s, %s, %s : i64" % tuple(n)], "%r"),
+            keep_bool=(0,), out_elem="i64", scalar_elem="i64")
     a, b = c.operand(args[1]), c.operand(args[2])
     return c.elementwise([cond, a, b], lambda n: (
         ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
@@ -1553,13 +1646,169 @@ def masked_fill(c, args, kwargs):
 
 
 def logical_not(c, args, kwargs):
+    """logical_not: true where the element is zero (false); bitwise_not
+    of bools likewise."""
     x = c.value(args[0])
     if x.elem != "i1":
-        raise c.error("bitwise_not of %s tensors is not supported" % x.elem)
+        x = c.cast(x, "i1")
     return c.elementwise([x], lambda n: (
         ["%true = arith.constant true",
          "%%r = arith.xori %s, %%true : i1" % n[0]], "%r"),
         out_elem="i1", keep_bool=(0,))
+
+
+def bitwise_not(c, args, kwargs):
+    """~x: logical for bools, two's complement for int64."""
+    x = c.value(args[0])
+    if x.elem == "i1":
+        return logical_not(c, args, kwargs)
+    if x.elem != "i64":
+        raise c.error("bitwise_not of %s tensors (PyTorch refuses it too)"
+                      % x.elem)
+    return c.elementwise([x], lambda n: (
+        ["%ones = arith.constant -1 : i64",
+         "%%r = arith.xori %s, %%ones : i64" % n[0]], "%r"),
+        out_elem="i64", scalar_elem="i64")
+
+
+def bitwise(op):
+    """bitwise_and/or/xor of bools or int64s (and ints beside them)."""
+    def convert(c, args, kwargs):
+        values = [c.value(a) for a in args[:2] if isinstance(a, dict)]
+        if all(v.elem == "i1" for v in values) and all(
+                isinstance(a, (dict, bool)) for a in args[:2]):
+            operands = [c.value(a) if isinstance(a, dict) else a
+                        for a in args[:2]]
+            return c.elementwise(operands, lambda n: (
+                ["%%r = %s %s, %s : i1" % (op, n[0], n[1])], "%r"),
+                out_elem="i1", keep_bool=(0, 1), scalar_elem="i1")
+        integers = integer_operands(c, args[:2])
+        if integers is None:
+            raise c.error("bitwise ops take bool or int64 tensors")
+        return c.elementwise(integers, lambda n: int_op2(op, n),
+                             out_elem="i64", scalar_elem="i64")
+    return convert
+
+
+def logical(op):
+    """logical_and/or/xor: of each operand's truth (nonzero)."""
+    def convert(c, args, kwargs):
+        operands = [c.cast(c.value(a), "i1") for a in args[:2]]
+        return c.elementwise(operands, lambda n: (
+            ["%%r = %s %s, %s : i1" % (op, n[0], n[1])], "%r"),
+            out_elem="i1", keep_bool=(0, 1), scalar_elem="i1")
+    return convert
+
+
+def integer_unary(float_op, lines):
+    """An op with a float form (`float_op`) and an int64 form whose block
+    `lines(x)` computes %r."""
+    def convert(c, args, kwargs):
+        x = c.operand(args[0])
+        if isinstance(x, Value) and x.elem == "i64":
+            return c.elementwise([x], lambda n: (lines(n[0]), "%r"),
+                                 out_elem="i64", scalar_elem="i64")
+        return float_op(c, args, kwargs)
+    return convert
+
+
+def floor_divide(c, args, kwargs):
+    """a // b, rounded toward negative infinity (PyTorch's floor_divide and
+    div(rounding_mode="floor"))."""
+    integers = integer_operands(c, args[:2])
+    if integers is not None:
+        return c.elementwise(integers, lambda n: int_op2(
+            "arith.floordivsi", n), out_elem="i64", scalar_elem="i64")
+    return c.elementwise([c.operand(args[0]), c.operand(args[1])], lambda n: (
+        ["%%q = arith.divf %s, %s : f32" % (n[0], n[1]),
+         "%r = math.floor %q : f32"], "%r"))
+
+
+def remainder(c, args, kwargs):
+    """a % b with the sign of b (Python's and PyTorch's remainder)."""
+    integers = integer_operands(c, args[:2])
+    if integers is not None:
+        return c.elementwise(integers, lambda n: ([
+            "%%m = arith.remsi %s, %s : i64" % (n[0], n[1]),
+            "%zero = arith.constant 0 : i64",
+            "%nonzero = arith.cmpi ne, %m, %zero : i64",
+            "%mneg = arith.cmpi slt, %m, %zero : i64",
+            "%%bneg = arith.cmpi slt, %s, %%zero : i64" % n[1],
+            "%differ = arith.xori %mneg, %bneg : i1",
+            "%fix = arith.andi %nonzero, %differ : i1",
+            "%%shifted = arith.addi %%m, %s : i64" % n[1],
+            "%r = arith.select %fix, %shifted, %m : i64"], "%r"),
+            out_elem="i64", scalar_elem="i64")
+    return c.elementwise([c.operand(args[0]), c.operand(args[1])], lambda n: (
+        ["%%q = arith.divf %s, %s : f32" % (n[0], n[1]),
+         "%f = math.floor %q : f32",
+         "%%p = arith.mulf %%f, %s : f32" % n[1],
+         "%%r = arith.subf %s, %%p : f32" % n[0]], "%r"))
+
+
+def fmod(c, args, kwargs):
+    """a % b with the sign of a (C's fmod, PyTorch's fmod)."""
+    integers = integer_operands(c, args[:2])
+    if integers is not None:
+        return c.elementwise(integers, lambda n: int_op2("arith.remsi", n),
+                             out_elem="i64", scalar_elem="i64")
+    return c.elementwise([c.operand(args[0]), c.operand(args[1])],
+                         lambda n: op2("arith.remf", n))
+
+
+def true_divide(c, args, kwargs):
+    """a / b; div(rounding_mode="floor" | "trunc") as those roundings."""
+    mode = kwargs.get("rounding_mode")
+    if mode is None:
+        return c.elementwise([c.operand(args[0]), c.operand(args[1])],
+                             lambda n: op2("arith.divf", n))
+    if mode == "floor":
+        return floor_divide(c, args, kwargs)
+    if mode != "trunc":
+        raise c.error("rounding_mode %r is not supported" % (mode,))
+    integers = integer_operands(c, args[:2])
+    if integers is not None:
+        return c.elementwise(integers, lambda n: int_op2("arith.divsi", n),
+                             out_elem="i64", scalar_elem="i64")
+    return c.elementwise([c.operand(args[0]), c.operand(args[1])], lambda n: (
+        ["%%q = arith.divf %s, %s : f32" % (n[0], n[1]),
+         "%r = math.trunc %q : f32"], "%r"))
+
+
+def arange(c, args, kwargs):
+    """arange(end), arange(start, end[, step]): start + i * step, in the
+    node's dtype (int64 for int bounds)."""
+    numbers = list(args[:3])
+    start, step = (0, 1) if len(numbers) == 1 else (numbers[0], (
+        numbers[2] if len(numbers) > 2 else 1))
+    step = kwargs.get("step", step)
+    start = kwargs.get("start", start)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+               for v in (start, step)):
+        raise c.error("arange takes number bounds and steps here")
+    (output,) = c.node["outputs"]
+    elem = ELEMENT_TYPES[output["dtype"]]
+    device = c.gp_device(kwargs.get("device"))
+    init = c.empty(output["shape"], elem, device)
+    shape = output["shape"]
+    if elem == "i64":
+        def body(a, o):
+            return ["%i = linalg.index 0 : index",
+                    "%ii = arith.index_cast %i : index to i64",
+                    "%%step = arith.constant %d : i64" % int(step),
+                    "%%start = arith.constant %d : i64" % int(start),
+                    "%m = arith.muli %ii, %step : i64",
+                    "%r = arith.addi %m, %start : i64"], "%r"
+    else:
+        def body(a, o):
+            return ["%i = linalg.index 0 : index",
+                    "%ii = arith.index_cast %i : index to i64",
+                    "%if = arith.sitofp %ii : i64 to f32",
+                    "%%step = arith.constant %s : f32" % float_literal(step),
+                    "%%start = arith.constant %s : f32" % float_literal(start),
+                    "%m = arith.mulf %if, %step : f32",
+                    "%r = arith.addf %m, %start : f32"], "%r"
+    return c.generic(shape, [], body, init=init, out_elem=elem)
 
 
 # Ops whose result aliases their first argument in PyTorch.
@@ -1579,10 +1828,23 @@ OPS = {
     "aten::add": binary("arith.addf"),
     "aten::sub": binary("arith.subf"),
     "aten::mul": binary("arith.mulf"),
-    "aten::div": binary("arith.divf"),
+    "aten::div": true_divide,
+    "aten::floor_divide": floor_divide,
+    "aten::remainder": remainder,
+    "aten::fmod": fmod,
+    "aten::bitwise_and": bitwise("arith.andi"),
+    "aten::bitwise_or": bitwise("arith.ori"),
+    "aten::bitwise_xor": bitwise("arith.xori"),
+    "aten::logical_and": logical("arith.andi"),
+    "aten::logical_or": logical("arith.ori"),
+    "aten::logical_xor": logical("arith.xori"),
+    "aten::arange": arange,
     "aten::maximum": binary("arith.maximumf"),
     "aten::minimum": binary("arith.minimumf"),
-    "aten::neg": unary(lambda n: (["%%r = arith.negf %s : f32" % n[0]], "%r")),
+    "aten::neg": integer_unary(
+        unary(lambda n: (["%%r = arith.negf %s : f32" % n[0]], "%r")),
+        lambda x: ["%zero = arith.constant 0 : i64",
+                   "%%r = arith.subi %%zero, %s : i64" % x]),
     "aten::relu": unary(lambda n: (
         ["%zero = arith.constant 0.000000000e+00 : f32",
          "%%r = arith.maximumf %s, %%zero : f32" % n[0]], "%r")),
@@ -1592,7 +1854,9 @@ OPS = {
     "aten::sqrt": unary(lambda n: (["%%r = math.sqrt %s : f32" % n[0]], "%r")),
     "aten::rsqrt": unary(lambda n: (["%%r = math.rsqrt %s : f32" % n[0]],
                                     "%r")),
-    "aten::abs": unary(lambda n: (["%%r = math.absf %s : f32" % n[0]], "%r")),
+    "aten::abs": integer_unary(
+        unary(lambda n: (["%%r = math.absf %s : f32" % n[0]], "%r")),
+        lambda x: ["%%r = math.absi %s : i64" % x]),
     "aten::sigmoid": unary(lambda n: (sigmoid_lines(n[0], "%r"), "%r")),
     "aten::silu": unary(lambda n: (
         sigmoid_lines(n[0], "%s") + ["%%r = arith.mulf %s, %%s : f32" % n[0]],
@@ -1677,7 +1941,7 @@ OPS = {
     "aten::where": where,
     "aten::embedding": embedding,
     "aten::masked_fill": masked_fill,
-    "aten::bitwise_not": logical_not,
+    "aten::bitwise_not": bitwise_not,
     "aten::logical_not": logical_not,
     "aten::clone": identity,
     "aten::detach": identity,

@@ -34,7 +34,7 @@ from graphpart.convert import convert_program  # noqa: E402
 
 RANDOM = {"dropout"}
 # Index inputs: the range fresh ones are drawn from.
-INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5)}
+INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):
@@ -79,12 +79,13 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
         calls.append(t.device)
         return torch.ops.mylib.op1(t)
 
-    def compare(label, got, want, dtypes):
+    def compare(label, got, want, dtypes, exact=()):
         nonlocal failures
         got = got if isinstance(got, (tuple, list)) else (got,)
         want = want if isinstance(want, (tuple, list)) else (want,)
+        exact = list(exact) + [None] * (len(want) - len(exact))
         ok, worst = len(got) == len(want), 0.0
-        for g, w in zip(got, want):
+        for g, w, e in zip(got, want, exact):
             half = w.dtype in (torch.float16, torch.bfloat16)
             rtol, atol = (1e-2, 1e-2) if half or any(
                 d in (torch.float16, torch.bfloat16) for d in dtypes) \
@@ -97,8 +98,9 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
                 ok = ok and torch.equal(g, w)
                 continue
             worst = max(worst, (g.float() - w.float()).abs().max().item())
-            ok = ok and torch.allclose(g.float(), w.float(), rtol=rtol,
-                                       atol=atol)
+            ok = ok and (programs.half_close(g, w, e) if half else
+                         torch.allclose(g.float(), w.float(), rtol=rtol,
+                                        atol=atol))
         failures += not ok
         print("%s %s (max abs difference %.2e)"
               % ("ok" if ok else "FAILED", label, worst))
@@ -169,6 +171,7 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
         for step, values in enumerate(cases):
             values = [v.to(device) for v in values]
             eager = [v.clone() for v in values]
+            exact = programs.exact_outputs(fn, values)
             with torch.no_grad():
                 want = fn(*eager)
             got = model(*values)
@@ -177,7 +180,8 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             compare("%s call %d%s" % (variant, step, " (%d rows)" % len(
                 values[0]) if name == "block_dynamic" else ""),
                     tuple(got) + tuple(values[i] for i in mutated),
-                    tuple(want) + tuple(eager[i] for i in mutated), dtypes)
+                    tuple(want) + tuple(eager[i] for i in mutated), dtypes,
+                    exact)
         if variant == "mlp_unsafe_op":
             print("mlp_unsafe_op: the Python op ran %d time(s) on %s"
                   % (len(calls), sorted(set(map(str, calls)))))

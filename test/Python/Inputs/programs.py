@@ -163,7 +163,54 @@ def inplace(x, y, idx, mask):
 
 # Programs whose outputs are random: no expected outputs are saved; their
 # checks are statistical (rng_check.py) and captured-against-eager.
+def integers(ids, x):
+    """int64 arithmetic as models do it: position ids from arange, masks
+    from ids, integer sums (of bools too), floor division, remainders of
+    both signs, truncating division, min/max/abs/neg, bitwise ops, where
+    on ints, and floats mixed with ints (PyTorch promotes to float)."""
+    ids = ids - 20
+    pos = torch.arange(ids.shape[1]).unsqueeze(0).expand(ids.shape[0], -1)
+    mixed = (ids * 3 + 7) // 4 - torch.remainder(ids, 5)
+    mask = (ids != 0) & (pos < 4) | (ids > 10)
+    count = mask.sum(-1)
+    scaled = x * mixed + count.unsqueeze(-1) + pos / 2
+    picked = torch.where(mask, torch.maximum(ids, pos), -ids.abs())
+    trunc = torch.div(ids - 5, 3, rounding_mode="trunc") + torch.fmod(ids, 3)
+    bits = (ids & pos) ^ (pos | ids.abs())
+    return scaled, picked, count, trunc, bits, (x * 4).long() + ids.sum()
+
+
 RANDOM = {"dropout"}
+
+
+def half_close(got, want, exact):
+    """Whether `got`, an f16/bf16 result, matches PyTorch's `want` within
+    rtol = atol = 1e-2, or, where two half-precision computations differ
+    by more (a few ulps of bf16 after a layer norm), is no further from
+    `exact` (the same program in f32 on the same values) than 1.25 times
+    PyTorch's own result is: as accurate as PyTorch's half kernels."""
+    got, want = got.float(), want.float()
+    if torch.allclose(got, want, rtol=1e-2, atol=1e-2):
+        return True
+    if exact is None:
+        return False
+    exact = exact.float()
+    scale = 1e-2 + 1e-2 * exact.abs()
+    ours = ((got - exact).abs() / scale).max().item()
+    theirs = ((want - exact).abs() / scale).max().item()
+    return ours <= max(1.0, 1.25 * theirs)
+
+
+def exact_outputs(fn, values):
+    """`fn` on `values` in f32 (floating inputs and parameters widened,
+    the same numbers): the reference half-precision results are held to."""
+    import copy
+    if isinstance(fn, torch.nn.Module):
+        fn = copy.deepcopy(fn).float()
+    with torch.no_grad():
+        result = fn(*[v.float().clone() if v.is_floating_point() else
+                      v.clone() for v in values])
+    return result if isinstance(result, tuple) else (result,)
 
 
 def programs():
@@ -187,6 +234,8 @@ def programs():
         "inplace": (inplace, [torch.randn(6, 5), torch.randn(6, 5),
                               torch.tensor([4, -1, 1]),
                               torch.randn(6, 5) > 0]),
+        "integers": (integers, [torch.randint(0, 50, (3, 6)),
+                                torch.randn(3, 6)]),
     }
 
 
