@@ -1856,7 +1856,10 @@ OPS = {
                                     "%r")),
     "aten::abs": integer_unary(
         unary(lambda n: (["%%r = math.absf %s : f32" % n[0]], "%r")),
-        lambda x: ["%%r = math.absi %s : i64" % x]),
+        lambda x: ["%zero = arith.constant 0 : i64",
+                   "%%neg = arith.subi %%zero, %s : i64" % x,
+                   "%%below = arith.cmpi slt, %s, %%zero : i64" % x,
+                   "%%r = arith.select %%below, %%neg, %s : i64" % x]),
     "aten::sigmoid": unary(lambda n: (sigmoid_lines(n[0], "%r"), "%r")),
     "aten::silu": unary(lambda n: (
         sigmoid_lines(n[0], "%s") + ["%%r = arith.mulf %s, %%s : f32" % n[0]],
