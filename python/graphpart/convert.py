@@ -1420,7 +1420,22 @@ def item(c, args, kwargs):
     x = c.reshape(x, []) if x.shape else x
     value = c.fresh("item")
     c.emit("%s = tensor.extract %s[] : %s" % (value, x.name, x.type))
-    if x.elem in HALF_TYPES:
+    symbol = c.node.get("symbol")
+    if symbol is not None:
+        # A data-dependent size (torch.export's unbacked u0): the sizes
+        # that name it take this value (gp-import makes it a
+        # gp.symint.unbacked, where the program waits for the device).
+        if x.elem != "i64":
+            raise c.error("the size %s is read from a %s tensor; sizes are "
+                          "int64" % (symbol, x.elem))
+        size = c.fresh("size")
+        c.emit("%s = arith.index_cast %s : i64 to index" % (size, value))
+        c.symbols[symbol] = size
+    if x.elem == "i64":
+        wide = c.fresh("item")
+        c.emit("%s = arith.sitofp %s : i64 to f32" % (wide, value))
+        value = wide
+    elif x.elem in HALF_TYPES:
         wide = c.fresh("item")
         c.emit("%s = arith.extf %s : %s to f32" % (wide, value, x.elem))
         value = wide

@@ -18,7 +18,10 @@ graph.json, format "graphpart-graph" version 1:
 
 A size is an int or, for a dynamic size, a multiple of a symbol ("s0",
 "16*s0", in shapes and arguments alike); "symbols" gives each symbol's range
-({"s0": {"min": 1}}).
+({"s0": {"min": 1}}). Symbols s0, s1, ... are sizes of the inputs; u0,
+u1, ... are data-dependent (torch.export's unbacked sizes): each is the
+value of the `aten::_local_scalar_dense` node (an `.item()` of an int64
+tensor) that names it with "symbol": "u0".
 
 bfloat16 tensors are saved as their raw bits (uint16 .npy files) with
 "dtype": "bfloat16" in the graph, as gp-run reads them.

@@ -212,10 +212,17 @@ def _trace(fn, example_inputs, name):
 class _Sizes:
     """Sizes as the format writes them: ints, or "s0" / "16*s0" for a
     positive multiple of one symbol (export's symbols renamed s0, s1, ...
-    in the order met)."""
+    in the order met; its data-dependent, unbacked ones u0, u1, ...)."""
 
     def __init__(self):
         self.names = {}
+
+    def name(self, symbol):
+        if symbol not in self.names:
+            kind = "u" if symbol.startswith("u") else "s"
+            self.names[symbol] = "%s%d" % (kind, sum(
+                1 for n in self.names.values() if n.startswith(kind)))
+        return self.names[symbol]
 
     def __call__(self, value, where):
         import torch
@@ -228,12 +235,7 @@ class _Sizes:
             return int(expr)
         coeff, rest = expr.as_coeff_Mul()
         if rest.is_Symbol and coeff.is_Integer and int(coeff) > 0:
-            symbol = str(rest)
-            if symbol.startswith("u"):
-                raise fmt.GraphError(
-                    "%s: size %s depends on tensor data (an unbacked "
-                    "size, such as nonzero's); not supported" % (where, expr))
-            name = self.names.setdefault(symbol, "s%d" % len(self.names))
+            name = self.name(str(rest))
             return name if int(coeff) == 1 else "%d*%s" % (int(coeff), name)
         raise fmt.GraphError("%s: size %s is not a multiple of one symbolic "
                              "size; not supported" % (where, expr))
@@ -354,8 +356,23 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
                 refs[node.name] = {"node": node.name}
                 continue
             value = node.meta.get("val")
-            if sizes is not None and isinstance(value, sym_int):
-                # sym_size and size arithmetic: folded into their users.
+            if sizes is not None and _defines_unbacked(node, value):
+                # `.item()` of an int tensor used as a size: the node
+                # reading it stays, naming its symbol; the sizes that use
+                # it name the symbol (below).
+                entry = {"name": node.name, "op": "aten::_local_scalar_dense",
+                         "overload": "default", "args": encode(node.args),
+                         "kwargs": {}, "outputs": [],
+                         "symbol": sizes(value, "node '%s'" % node.name)}
+                if _source(node):
+                    entry["source"] = _source(node)
+                graph["nodes"].append(entry)
+                continue
+            if sizes is not None and (isinstance(value, sym_int) or
+                                      _is_size_check(node, value)):
+                # sym_size and size arithmetic: folded into their users;
+                # export's checks of sizes: the converted program's types
+                # and its symbols' ranges say as much.
                 continue
             if not isinstance(node.target, torch._ops.OpOverload):
                 raise fmt.GraphError("%s: not an ATen op (at %s)"
@@ -382,6 +399,28 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
         else:
             raise fmt.GraphError("graph node kind '%s' is not supported"
                                  % node.op)
+
+
+def _defines_unbacked(node, value):
+    """Whether `node` is the .item() that defines an unbacked symbol."""
+    import torch
+    return (node.target is torch.ops.aten._local_scalar_dense.default and
+            isinstance(value, torch.SymInt) and value.node.expr.is_Symbol and
+            str(value.node.expr).startswith("u"))
+
+
+_SIZE_CHECKS = ("aten::sym_constrain_range",
+                "aten::sym_constrain_range_for_size", "aten::_assert_scalar")
+
+
+def _is_size_check(node, value):
+    """A node of torch.export's size checks (torch._check and
+    _check_is_size): a SymBool, or an op asserting one or a range."""
+    import torch
+    if isinstance(value, getattr(torch, "SymBool", ())):
+        return True
+    return isinstance(node.target, torch._ops.OpOverload) and \
+        node.target._schema.name in _SIZE_CHECKS
 
 
 def _functionalized_call(node):
@@ -485,11 +524,17 @@ def _export(fn, example_inputs, name, dynamic):
         ranges = {}
         for symbol, bounds in exported.range_constraints.items():
             if str(symbol) in sizes.names:
-                entry = {"min": max(1, _bound(bounds.lower) or 1)}
+                # Sizes given as inputs are at least 1; data-dependent
+                # ones may be 0.
+                floor = 0 if str(symbol).startswith("u") else 1
+                lower = _bound(bounds.lower)
+                entry = {"min": max(floor, floor if lower is None else lower)}
                 upper = _bound(bounds.upper)
                 if upper is not None and upper < 2 ** 62:
                     entry["max"] = upper
                 ranges[sizes.names[str(symbol)]] = entry
+        for name in sizes.names.values():
+            ranges.setdefault(name, {"min": 0 if name.startswith("u") else 1})
         graph["symbols"] = ranges
     return graph, constants, constant_dtypes
 

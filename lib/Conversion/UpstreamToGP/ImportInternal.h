@@ -93,6 +93,9 @@ private:
   Value dimSize(Location loc, Value buffer, int64_t dim);
   /// A symint for a dynamic dimension, made once per buffer and dimension.
   Value dimSymInt(Location loc, Value buffer, int64_t dim);
+  /// A `gp.symint.unbacked` reading the one-element buffer `element`,
+  /// named u0, u1, ... and bounded like the function's other symints.
+  Value unbackedSymInt(Location loc, Value element);
   std::string uniqueName(StringRef base);
   void replace(Operation *op, Value value) {
     op->getResult(0).replaceAllUsesWith(value);

@@ -10,6 +10,8 @@
 
 #include "ImportInternal.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -238,9 +240,53 @@ LogicalResult FunctionImporter::importLoads() {
                                      ValueRange{}, staticOffsets, ones, ones);
       ++counts.views;
     }
+    // A value read from the device and used as a size (a tensor.empty or a
+    // view whose size is data-dependent: nonzero's count, an .item() of
+    // torch.export's unbacked u0) is an unbacked symint.
+    if (isa<IntegerType>(load.getType()))
+      for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+        auto cast = dyn_cast<arith::IndexCastOp>(user);
+        if (!cast || !cast.getType().isIndex())
+          continue;
+        replace(cast, unbackedSymInt(cast.getLoc(), source));
+      }
+    // Host arithmetic on the value that nothing uses (a conversion of it
+    // left over) does not make the program wait for it twice.
+    SmallVector<Operation *> unused(load->getUsers());
+    while (!unused.empty()) {
+      Operation *user = unused.pop_back_val();
+      // Pure ops with unused results only (func.return is pure too).
+      if (user->getNumResults() == 0 || !isPure(user) || !user->use_empty())
+        continue;
+      for (Value operand : user->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && producer != load)
+          unused.push_back(producer);
+      user->erase();
+    }
+    if (load.use_empty()) {
+      load.erase();
+      continue;
+    }
     replace(load, ItemOp::create(builder, loc, load.getType(), source));
   }
   return success();
+}
+
+Value FunctionImporter::unbackedSymInt(Location loc, Value element) {
+  std::string name;
+  unsigned counter = 0;
+  do {
+    name = ("u" + Twine(counter++)).str();
+  } while (usedNames.contains(name));
+  usedNames.insert(name);
+  auto bound = [&](std::optional<int64_t> value) {
+    return value ? builder.getI64IntegerAttr(*value) : IntegerAttr();
+  };
+  return SymIntUnbackedOp::create(builder, loc, builder.getIndexType(),
+                                  element, builder.getStringAttr(name),
+                                  IntegerAttr(), bound(bounds.min),
+                                  bound(bounds.max));
 }
 
 LogicalResult FunctionImporter::importGlobal(memref::GetGlobalOp get) {

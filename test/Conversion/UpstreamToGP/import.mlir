@@ -245,3 +245,33 @@ func.func @gpu_buffers(%host: memref<16xf32, #gp.device<cpu>>) {
   gpu.dealloc %d : memref<16xf32>
   return
 }
+
+// -----
+
+// A value read from device memory and used as a size (nonzero's count, an
+// .item() torch.export calls unbacked) is a gp.symint.unbacked, named u0,
+// u1, ... and bounded like the function's symints; the program waits for it
+// there. Host arithmetic on the value that nothing uses is dropped; a use of
+// the value itself stays a gp.item.
+// CHECK-LABEL: func.func @data_dependent_size
+// CHECK: %[[N:.+]] = gp.symint.unbacked "u0" = %arg0 {max = 64 : i64, min = 0 : i64} : memref<i64, #cuda0>
+// CHECK-NOT: arith.sitofp
+// CHECK: %[[BUF:.+]] = gp.buffer.alloc(%[[N]]) : memref<?xf32, #cuda0>
+// CHECK: %[[M:.+]] = gp.buffer.slice %arg1 [1] [1] [1]
+// CHECK: %[[U1:.+]] = gp.symint.unbacked "u1" = %[[M]] {max = 64 : i64, min = 0 : i64}
+// CHECK: %[[V:.+]] = gp.item %[[M]] : memref<1xi64, strided<[1], offset: 1>, #cuda0> -> i64
+// CHECK: gp.buffer.alloc(%[[U1]], %[[N]]) : memref<?x?xf32, #cuda0>
+// CHECK: return %[[BUF]], %{{.+}}, %[[V]]
+func.func @data_dependent_size(%count: memref<i64>, %counts: memref<2xi64>)
+    -> (memref<?xf32>, memref<?x?xf32>, i64)
+    attributes {gp.symint_min = 0 : i64, gp.symint_max = 64 : i64} {
+  %c1 = arith.constant 1 : index
+  %v = memref.load %count[] : memref<i64>
+  %n = arith.index_cast %v : i64 to index
+  %unused = arith.sitofp %v : i64 to f32
+  %buf = memref.alloc(%n) : memref<?xf32>
+  %w = memref.load %counts[%c1] : memref<2xi64>
+  %m = arith.index_cast %w : i64 to index
+  %grid = memref.alloc(%m, %n) : memref<?x?xf32>
+  return %buf, %grid, %w : memref<?xf32>, memref<?x?xf32>, i64
+}

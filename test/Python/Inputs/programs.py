@@ -16,6 +16,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "python"))
 import graphpart  # noqa: E402
+import graphpart.torch_capture  # noqa: E402
 
 _lib = torch.library.Library("mylib", "DEF")
 _lib.define("op1(Tensor(a!) t) -> (Tensor, Tensor)")
@@ -180,7 +181,18 @@ def integers(ids, x):
     return scaled, picked, count, trunc, bits, (x * 4).long() + ids.sum()
 
 
+def data_sized(x, n):
+    """A size read from tensor data: torch.export's unbacked u0."""
+    k = n.item()
+    torch._check_is_size(k)
+    torch._check(k <= 64)
+    r = torch.arange(k, device=x.device, dtype=torch.float32) * 2
+    return x + r.sum(), r
+
+
 RANDOM = {"dropout"}
+# Programs only torch.export captures (make_fx cannot trace .item()).
+EXPORT_ONLY = {"data_sized"}
 
 
 def half_close(got, want, exact):
@@ -236,6 +248,7 @@ def programs():
                               torch.randn(6, 5) > 0]),
         "integers": (integers, [torch.randint(0, 50, (3, 6)),
                                 torch.randn(3, 6)]),
+        "data_sized": (data_sized, [torch.randn(8), torch.tensor(5)]),
     }
 
 
@@ -256,8 +269,13 @@ def main():
     out, wanted = args[0], args[1:]
     failed = 0
     os.makedirs(out, exist_ok=True)
+    exporting = method == "export" or (method is None and
+                                       graphpart.torch_capture._has_export())
     for name, (fn, inputs, *dynamic) in programs().items():
         if wanted and name not in wanted:
+            continue
+        if name in EXPORT_ONLY and not exporting:
+            print("skipped %s: only torch.export captures it" % name)
             continue
         try:
             graphpart.capture(fn, [i.clone() for i in inputs],
