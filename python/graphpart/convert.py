@@ -1011,21 +1011,114 @@ def reduction(kind, mean=False):
     return convert
 
 
-def softmax(log):
+def softmax_of(c, x, dim, log=False, safe=False):
+    """softmax (or log_softmax) of `x` over `dim`, in f32. `safe`: a row
+    with no finite element gives zeros rather than NaN (_safe_softmax, as
+    scaled_dot_product_attention masks whole rows)."""
+    high = c.keepdim(c.reduce(x, [dim], "max"), x.shape, [dim])
+    shifted = c.elementwise([x, high], lambda n: op2("arith.subf", n))
+    e = c.elementwise([shifted], lambda n: (
+        ["%%r = math.exp %s : f32" % n[0]], "%r"))
+    total = c.keepdim(c.reduce(e, [dim], "sum"), x.shape, [dim])
+    if log:
+        return c.elementwise([shifted, total], lambda n: (
+            ["%%l = math.log %s : f32" % n[1],
+             "%%r = arith.subf %s, %%l : f32" % n[0]], "%r"))
+    if not safe:
+        return c.elementwise([e, total], lambda n: op2("arith.divf", n))
+    return c.elementwise([e, total, high], lambda n: (
+        ["%%q = arith.divf %s, %s : f32" % (n[0], n[1]),
+         "%%ninf = arith.constant %s : f32" % float_literal(-math.inf),
+         "%%empty = arith.cmpf oeq, %s, %%ninf : f32" % n[2],
+         "%zero = arith.constant 0.000000000e+00 : f32",
+         "%r = arith.select %empty, %zero, %q : f32"], "%r"))
+
+
+def softmax(log, safe=False):
     def convert(c, args, kwargs):
         x = c.value(args[0])
-        dim = args[1] % len(x.shape)
-        high = c.keepdim(c.reduce(x, [dim], "max"), x.shape, [dim])
-        shifted = c.elementwise([x, high], lambda n: op2("arith.subf", n))
-        e = c.elementwise([shifted], lambda n: (
-            ["%%r = math.exp %s : f32" % n[0]], "%r"))
-        total = c.keepdim(c.reduce(e, [dim], "sum"), x.shape, [dim])
-        if log:
-            return c.elementwise([shifted, total], lambda n: (
-                ["%%l = math.log %s : f32" % n[1],
-                 "%%r = arith.subf %s, %%l : f32" % n[0]], "%r"))
-        return c.elementwise([e, total], lambda n: op2("arith.divf", n))
+        return softmax_of(c, x, args[1] % len(x.shape), log, safe)
     return convert
+
+
+def attention(c, args, kwargs, names, returns):
+    """scaled_dot_product_attention and the kernels it dispatches to
+    (math, flash, efficient, cuDNN): softmax(q @ k^T * scale + mask) @ v
+    over the leading (batch, head) dimensions. `names` are the operands
+    after q, k, v in the op's schema; `returns` what the op gives beside
+    the attention: None, "lse" (each row's log-sum-exp) or "weights" (the
+    softmax)."""
+    q, k, v = (c.value(a) for a in args[:3])
+    given = dict(zip(names, args[3:]))
+    given.update(kwargs)
+    if given.get("dropout_p", 0.0) not in (0, 0.0, None):
+        raise c.error("attention with dropout (dropout_p=%r) is not "
+                      "supported; export the model in eval mode"
+                      % given["dropout_p"])
+    if given.get("enable_gqa"):
+        raise c.error("grouped-query attention (enable_gqa) is not "
+                      "supported")
+    if len(q.shape) < 3 or len(k.shape) != len(q.shape) or \
+            len(v.shape) != len(q.shape):
+        raise c.error("attention takes q, k, v of one rank, at least 3")
+    batch, length, width = q.shape[:-2], q.shape[-2], q.shape[-1]
+    keys = k.shape[-2]
+    scale = given.get("scale")
+    if scale is None:
+        if not isinstance(width, int):
+            raise c.error("the default scale needs a static head width")
+        scale = 1.0 / math.sqrt(width)
+    rows = from_product(product(batch)) if batch else 1
+    if rows is None:
+        raise c.error("the batch dimensions %s are not one size" % batch)
+
+    def flat(x):
+        return c.reshape(x, [rows] + x.shape[-2:])
+    scores = c.matmul(flat(q), c.permute(flat(k), [0, 2, 1]))
+    scores = c.reshape(scores, batch + [length, keys])
+    scores = c.elementwise([scores, float(scale)],
+                           lambda n: op2("arith.mulf", n))
+    mask = given.get("attn_mask")
+    if mask is not None:
+        mask = c.value(mask)
+        if mask.elem == "i1":
+            scores = c.elementwise([mask, scores, -math.inf], lambda n: (
+                ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+                keep_bool=(0,))
+        else:
+            scores = c.elementwise([scores, mask],
+                                   lambda n: op2("arith.addf", n))
+    if given.get("is_causal"):
+        # Row i sees keys 0..i (the top-left causal mask PyTorch uses).
+        def body(a, o):
+            return ["%i = linalg.index 0 : index",
+                    "%j = linalg.index 1 : index",
+                    "%r = arith.cmpi ule, %j, %i : index"], "%r"
+        causal = c.generic([length, keys], [], body, init=c.empty(
+            [length, keys], "i1", scores.device), out_elem="i1")
+        causal = Value(causal.name, [length, keys], elem="i1",
+                       device=scores.device)
+        scores = c.elementwise([causal, scores, -math.inf], lambda n: (
+            ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+            keep_bool=(0,))
+    last = len(scores.shape) - 1
+    weights = softmax_of(c, scores, last, safe=True)
+    out = c.matmul(flat(weights), flat(c.cast(v, "f32")))
+    out = c.reshape(out, batch + [length, v.shape[-1]])
+    if returns is None:
+        return out
+    if returns == "weights":
+        return [out, weights]
+    # The log-sum-exp of each row's scores (the flash kernels' second
+    # result).
+    high = c.reduce(scores, [last], "max")
+    shifted = c.elementwise([scores, c.keepdim(high, scores.shape, [last])],
+                            lambda n: op2("arith.subf", n))
+    total = c.reduce(c.elementwise([shifted], lambda n: (
+        ["%%r = math.exp %s : f32" % n[0]], "%r")), [last], "sum")
+    return [out, c.elementwise([high, total], lambda n: (
+        ["%%l = math.log %s : f32" % n[1],
+         "%%r = arith.addf %s, %%l : f32" % n[0]], "%r"))]
 
 
 def native_layer_norm(c, args, kwargs):
@@ -1884,6 +1977,16 @@ OPS = {
     "aten::sum": reduction("sum"),
     "aten::mean": reduction("sum", mean=True),
     "aten::amax": reduction("max"),
+    "aten::_safe_softmax": softmax(log=False, safe=True),
+    "aten::scaled_dot_product_attention": lambda c, a, k: attention(
+        c, a, k, ["attn_mask", "dropout_p", "is_causal", "scale",
+                  "enable_gqa"], None),
+    "aten::_scaled_dot_product_flash_attention_for_cpu": lambda c, a, k:
+        attention(c, a, k, ["dropout_p", "is_causal", "attn_mask", "scale"],
+                  "lse"),
+    "aten::_scaled_dot_product_attention_math": lambda c, a, k: attention(
+        c, a, k, ["attn_mask", "dropout_p", "is_causal", "dropout_mask",
+                  "scale", "enable_gqa"], "weights"),
     "aten::_softmax": softmax(log=False),
     "aten::softmax": softmax(log=False),
     "aten::_log_softmax": softmax(log=True),
