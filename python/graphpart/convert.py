@@ -534,6 +534,8 @@ class Converter:
                 raise self.error("'%s' has %d results" % (arg["node"],
                                                           len(found)))
             found = found[index]
+        if isinstance(found, Unusable):
+            raise self.error("uses '%s': %s" % (arg["node"], found.why))
         return found
 
     def operand(self, arg):
@@ -583,8 +585,27 @@ class Converter:
             self.emit('%s = arith.constant dense<"0x%s"> : %s' % (
                 value.name, data.tobytes().hex().upper(), value.type))
             self.values[name] = value
+        read = set()
+
+        def collect(arg):
+            if isinstance(arg, dict):
+                if "node" in arg:
+                    read.add(arg["node"])
+                for value in arg.values():
+                    collect(value)
+            elif isinstance(arg, list):
+                for value in arg:
+                    collect(value)
+        for node in graph["nodes"]:
+            collect(node.get("args"))
+            collect(node.get("kwargs"))
+        collect(graph["outputs"])
         for node in graph["nodes"]:
             self.node = node
+            if node["name"] not in read and node["op"] in UNUSED_SKIPPED:
+                # A tensor made and never read (make_fx records batch
+                # norm's reserve buffer so): nothing to convert.
+                continue
             self.record_view(node)
             self.rebind = []
             result = self.convert_node(node)
@@ -652,17 +673,18 @@ class Converter:
         # PyTorch gives it.
         elems = [ELEMENT_TYPES[o["dtype"]] for o in node.get("outputs", [])]
         if isinstance(result, list):
-            result = [self.cast(v, e) for v, e in zip(result, elems)] + \
-                result[len(elems):]
+            result = [self.cast(v, e) if isinstance(v, Value) else v
+                      for v, e in zip(result, elems)] + result[len(elems):]
         elif elems:
             result = self.cast(result, elems[0])
         expected = [[normal_dim(d) for d in o["shape"]]
                     for o in node.get("outputs", [])]
-        got = [v.shape for v in (result if isinstance(result, list)
-                                 else [result]) if isinstance(v, Value)]
-        if expected and got[:len(expected)] != expected:
+        pairs = [(v.shape, want) for v, want in zip(
+            result if isinstance(result, list) else [result], expected)
+            if isinstance(v, Value)]
+        if any(got != want for got, want in pairs):
             raise self.error("converted to shapes %s, the graph says %s"
-                             % (got, expected))
+                             % ([p[0] for p in pairs], [p[1] for p in pairs]))
         return result
 
     def random(self, shape, distribution):
@@ -1919,6 +1941,270 @@ def arange(c, args, kwargs):
     return c.generic(shape, [], body, init=init, out_elem=elem)
 
 
+class Unusable:
+    """A result the converter does not compute (max_pool's indices): a
+    use of it is an error naming why."""
+
+    def __init__(self, why):
+        self.why = why
+
+
+def spatial_list(value, count, default=None):
+    """A kernel/stride/padding argument as `count` ints."""
+    if value is None or value == []:
+        value = default
+    if isinstance(value, int):
+        return [value] * count
+    value = list(value)
+    if len(value) == 1:
+        value = value * count
+    return value
+
+
+def pad_spatial(c, x, count, low, high, fill):
+    """`x` with its last `count` dims padded by `low`/`high` elements of
+    `fill` (tensor.pad)."""
+    if not any(low) and not any(high):
+        return x
+    rank = len(x.shape)
+    lead = rank - count
+    shape = list(x.shape[:lead])
+    for i in range(count):
+        size = x.shape[lead + i]
+        if not is_static(size):
+            raise c.error("padding a symbolic spatial size (%s) is not "
+                          "supported" % size)
+        shape.append(size + low[i] + high[i])
+    name, value = c.fresh("pad"), c.scalar(fill, "f32")
+    zeros = [0] * lead
+    c.emit("%s = tensor.pad %s low%s high%s {" % (
+        name, x.name, zeros + list(low), zeros + list(high)))
+    c.emit("^bb0(%s):" % ", ".join("%%p%d: index" % i for i in range(rank)))
+    c.emit("  tensor.yield %s : f32" % value)
+    c.emit("} : %s to %s" % (x.type, tensor_type(shape)))
+    return Value(name, shape, device=x.device)
+
+
+def window_padding(size, out, kernel, stride, dilation, padding):
+    """(low, high) padding that makes `out` windows fit: `padding` on
+    both sides, and more on the high side when ceil_mode's last window
+    reaches past it."""
+    needed = (out - 1) * stride + dilation * (kernel - 1) + 1
+    return padding, max(padding, needed - size - padding)
+
+
+def window_op(c, x, out_shape, kernel, stride, dilation, count, combine,
+              init, extra=None):
+    """A pooling-like generic: out[n..., o...] = combine over the window
+    k... of x[n..., o*stride + k*dilation]. `extra` is (Value, its map
+    exprs over the window dims) for a weight that varies over the window
+    (none for pooling)."""
+    rank = len(x.shape)
+    lead = rank - count
+    out_exprs = ["d%d" % i for i in range(rank)]
+    in_exprs = ["d%d" % i for i in range(lead)] + [
+        "d%d * %d + d%d * %d" % (lead + i, stride[i], rank + i, dilation[i])
+        for i in range(count)]
+    window = Value(c.empty(kernel), kernel)
+    inputs = [(x, in_exprs), (window, ["d%d" % (rank + i)
+                                       for i in range(count)])]
+    return c.generic(out_shape, inputs, lambda a, o: combine(a[0], o),
+                     init=init, out_map=out_exprs,
+                     iterators=["parallel"] * rank + ["reduction"] * count)
+
+
+def convolution(c, args, kwargs):
+    """aten::convolution (conv1d/2d/3d, any groups, stride, padding,
+    dilation; not transposed): one linalg.generic over (batch, group,
+    filter, output position; channel, window), operands grouped by
+    expand_shape, inputs padded with tensor.pad, bias added after."""
+    x, weight = c.value(args[0]), c.value(args[1])
+    bias = args[2]
+    count = len(x.shape) - 2
+    stride = spatial_list(args[3], count)
+    padding = spatial_list(args[4], count)
+    dilation = spatial_list(args[5], count)
+    transposed, groups = args[6], args[8]
+    if transposed:
+        raise c.error("transposed convolution is not supported")
+    if isinstance(padding[0], str):
+        raise c.error("padding %r is not supported here" % (args[4],))
+    out_shape = c.node["outputs"][0]["shape"]
+    channels, filters = x.shape[1], weight.shape[0]
+    if not all(is_static(d) for d in [channels, filters] + x.shape[2:]):
+        raise c.error("convolution needs static channel and spatial sizes")
+    kernel = weight.shape[2:]
+    low_high = [window_padding(x.shape[2 + i], out_shape[2 + i], kernel[i],
+                               stride[i], dilation[i], padding[i])
+                for i in range(count)]
+    x = c.cast(x, "f32")
+    weight = c.cast(weight, "f32")
+    x = pad_spatial(c, x, count, [p[0] for p in low_high],
+                    [p[1] for p in low_high], 0.0)
+    cg, fg = channels // groups, filters // groups
+    batch = x.shape[0]
+    xg = c.reshape(x, [batch, groups, cg] + x.shape[2:])
+    wg = c.reshape(weight, [groups, fg, cg] + kernel)
+    outg = [batch, groups, fg] + out_shape[2:]
+    # Loops: n g f o... (parallel), ch k... (reduction).
+    spatial = 3 + count
+    ch = "d%d" % spatial
+    x_map = ["d0", "d1", ch] + ["d%d * %d + d%d * %d" % (
+        3 + i, stride[i], spatial + 1 + i, dilation[i]) for i in range(count)]
+    w_map = ["d1", "d2", ch] + ["d%d" % (spatial + 1 + i)
+                                for i in range(count)]
+    init = Value(c.filled(outg, 0.0, device=x.device), outg)
+    result = c.generic(
+        outg, [(xg, x_map), (wg, w_map)], lambda a, o: (
+            ["%%m = arith.mulf %s, %s : f32" % (a[0], a[1]),
+             "%%r = arith.addf %s, %%m : f32" % o], "%r"),
+        init=init.name, out_map=["d%d" % i for i in range(spatial)],
+        iterators=["parallel"] * spatial + ["reduction"] * (1 + count))
+    result = c.reshape(result, out_shape)
+    if bias is not None:
+        b = c.reshape(c.value(bias), [filters] + [1] * count)
+        result = c.elementwise([result, b], lambda n: op2("arith.addf", n))
+    return result
+
+
+def max_pool(c, args, kwargs):
+    """max_pool{1,2,3}d_with_indices: the maximum of each window (padding
+    is -inf, ceil_mode windows clipped); the indices are not computed."""
+    x = c.cast(c.value(args[0]), "f32")
+    count = len(x.shape) - 2
+    kernel = spatial_list(args[1], count)
+    stride = spatial_list(args[2] if len(args) > 2 else None, count, kernel)
+    padding = spatial_list(args[3] if len(args) > 3 else 0, count)
+    dilation = spatial_list(args[4] if len(args) > 4 else 1, count)
+    out_shape = c.node["outputs"][0]["shape"]
+    lead = len(x.shape) - count
+    pads = [window_padding(x.shape[lead + i], out_shape[lead + i], kernel[i],
+                           stride[i], dilation[i], padding[i])
+            for i in range(count)]
+    x = pad_spatial(c, x, count, [p[0] for p in pads], [p[1] for p in pads],
+                    -math.inf)
+    init = c.filled(out_shape, -math.inf, device=x.device)
+    out = window_op(c, x, out_shape, kernel, stride, dilation, count,
+                    lambda a, o: (["%%r = arith.maximumf %s, %s : f32"
+                                   % (a, o)], "%r"), init)
+    return [out, Unusable("max pooling's indices are not computed")]
+
+
+def avg_pool(c, args, kwargs):
+    """avg_pool{1,2,3}d: each window's mean, with count_include_pad,
+    ceil_mode (windows clipped to the padded input, as PyTorch counts
+    them) and divisor_override."""
+    x = c.cast(c.value(args[0]), "f32")
+    count = len(x.shape) - 2
+    kernel = spatial_list(args[1], count)
+    stride = spatial_list(args[2] if len(args) > 2 else None, count, kernel)
+    padding = spatial_list(args[3] if len(args) > 3 else 0, count)
+    include = args[5] if len(args) > 5 else kwargs.get("count_include_pad",
+                                                        True)
+    divisor = args[6] if len(args) > 6 else kwargs.get("divisor_override")
+    out_shape = c.node["outputs"][0]["shape"]
+    lead = len(x.shape) - count
+    pads = [window_padding(x.shape[lead + i], out_shape[lead + i], kernel[i],
+                           stride[i], 1, padding[i]) for i in range(count)]
+    ones = [1] * count
+    padded = pad_spatial(c, x, count, [p[0] for p in pads],
+                         [p[1] for p in pads], 0.0)
+
+    def add(a, o):
+        return ["%%r = arith.addf %s, %s : f32" % (a, o)], "%r"
+    sums = window_op(c, padded, out_shape, kernel, stride, ones, count, add,
+                     c.filled(out_shape, 0.0, device=x.device))
+    if divisor:
+        return c.elementwise([sums, float(divisor)],
+                             lambda n: op2("arith.divf", n))
+    # The divisor of each window: the elements it covers, padding
+    # included when count_include_pad, never past the padded input.
+    unit = Value(c.filled(x.shape[lead:], 1.0), x.shape[lead:])
+    unit = pad_spatial(c, unit, count, [p[0] for p in pads],
+                       [p[0] for p in pads], 1.0 if include else 0.0)
+    unit = pad_spatial(c, unit, count, [0] * count,
+                       [p[1] - p[0] for p in pads], 0.0)
+    counts = window_op(c, unit, out_shape[lead:], kernel, stride, ones,
+                       count, add, c.filled(out_shape[lead:], 0.0))
+    return c.elementwise([sums, counts], lambda n: op2("arith.divf", n))
+
+
+def adaptive_avg_pool(c, args, kwargs):
+    """adaptive_avg_pool: even windows (the input size a multiple of the
+    output size, as in ResNet's global pooling) as a mean over a reshape."""
+    x = c.value(args[0])
+    count = len(args[1])
+    lead = len(x.shape) - count
+    shape, dims = list(x.shape[:lead]), []
+    for i, out in enumerate(args[1]):
+        size = x.shape[lead + i]
+        if not is_static(size) or size % out:
+            raise c.error("adaptive pooling of %s to %s: only sizes that "
+                          "are multiples of the output's are supported"
+                          % (x.shape[lead:], list(args[1])))
+        shape += [out, size // out]
+        dims.append(len(shape) - 1)
+    grouped = c.reshape(c.cast(x, "f32"), shape)
+    total = c.reduce(grouped, dims, "sum")
+    return c.elementwise([total, float(product_of(
+        [x.shape[lead + i] // o for i, o in enumerate(args[1])]))],
+        lambda n: op2("arith.divf", n))
+
+
+def product_of(values):
+    total = 1
+    for v in values:
+        total *= v
+    return total
+
+
+def batch_norm(names):
+    """Batch norm in inference: (x - mean) / sqrt(var + eps) * w + b over
+    dimension 1; the saved statistics (empty in inference) as empty
+    tensors. `names` are the op's operands after x."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        given = dict(zip(names, args[1:]))
+        given.update(kwargs)
+        if given.get("training"):
+            raise c.error("batch norm in training mode (it updates the "
+                          "running statistics) is not supported: export "
+                          "the model in eval mode")
+        if given.get("running_mean") is None:
+            raise c.error("batch norm without running statistics")
+        rank = len(x.shape)
+        channels = [x.shape[1]] + [1] * (rank - 2)
+
+        def per_channel(name):
+            value = given.get(name)
+            return None if value is None else c.reshape(c.value(value),
+                                                        channels)
+        mean, var = per_channel("running_mean"), per_channel("running_var")
+        weight, bias = per_channel("weight"), per_channel("bias")
+        eps = float(given.get("eps", 1e-5))
+        out = c.elementwise([x, mean, var, eps], lambda n: (
+            ["%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+             "%%v = arith.addf %s, %s : f32" % (n[2], n[3]),
+             "%inv = math.rsqrt %v : f32",
+             "%r = arith.mulf %d, %inv : f32"], "%r"))
+        if weight is not None:
+            out = c.elementwise([out, weight], lambda n: op2("arith.mulf", n))
+        if bias is not None:
+            out = c.elementwise([out, bias], lambda n: op2("arith.addf", n))
+        saved = [Value(c.filled(o["shape"], 0.0), o["shape"])
+                 for o in c.node["outputs"][1:]]
+        return [out] + saved
+    return convert
+
+
+# Ops that only make a tensor: one nothing reads is not converted.
+UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
+                  "aten::empty_like", "aten::zeros_like", "aten::ones_like",
+                  "aten::full_like", "aten::new_empty", "aten::new_zeros",
+                  "aten::new_ones", "aten::new_full", "aten::scalar_tensor",
+                  "aten::arange", "aten::empty_strided"}
+
+
 # Ops whose result aliases their first argument in PyTorch.
 VIEW_OPS = {"aten::t", "aten::transpose", "aten::permute", "aten::view",
             "aten::reshape", "aten::_unsafe_view", "aten::unsqueeze",
@@ -1987,6 +2273,25 @@ OPS = {
     "aten::_scaled_dot_product_attention_math": lambda c, a, k: attention(
         c, a, k, ["attn_mask", "dropout_p", "is_causal", "dropout_mask",
                   "scale", "enable_gqa"], "weights"),
+    "aten::convolution": convolution,
+    "aten::max_pool1d_with_indices": max_pool,
+    "aten::max_pool2d_with_indices": max_pool,
+    "aten::max_pool3d_with_indices": max_pool,
+    "aten::avg_pool1d": avg_pool,
+    "aten::avg_pool2d": avg_pool,
+    "aten::avg_pool3d": avg_pool,
+    "aten::_adaptive_avg_pool2d": adaptive_avg_pool,
+    "aten::adaptive_avg_pool2d": adaptive_avg_pool,
+    "aten::_adaptive_avg_pool3d": adaptive_avg_pool,
+    "aten::native_batch_norm": batch_norm(
+        ["weight", "bias", "running_mean", "running_var", "training",
+         "momentum", "eps"]),
+    "aten::_native_batch_norm_legit_no_training": batch_norm(
+        ["weight", "bias", "running_mean", "running_var", "momentum",
+         "eps"]),
+    "aten::_native_batch_norm_legit": batch_norm(
+        ["weight", "bias", "running_mean", "running_var", "training",
+         "momentum", "eps"]),
     "aten::_softmax": softmax(log=False),
     "aten::softmax": softmax(log=False),
     "aten::_log_softmax": softmax(log=True),

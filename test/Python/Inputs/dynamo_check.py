@@ -34,7 +34,7 @@ import programs  # noqa: E402
 
 failures = 0
 NAMES = ["block", "views", "batched", "masks", "more_ops", "inplace",
-         "mlp_custom_op", "block_bf16", "integers"]
+         "mlp_custom_op", "block_bf16", "integers", "convnet"]
 
 
 def report(ok, label):

@@ -181,6 +181,45 @@ def integers(ids, x):
     return scaled, picked, count, trunc, bits, (x * 4).long() + ids.sum()
 
 
+class ConvNet(torch.nn.Module):
+    """A small ResNet-like network: convolutions (padded, strided,
+    grouped, depthwise, without bias, 1-D too), batch norm in eval mode,
+    max pooling with ceil_mode, average pooling with and without counting
+    the padding, a residual add, global average pooling, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.grouped = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1,
+                                       groups=2, bias=False)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, padding=2, dilation=2,
+                                         groups=8)
+        self.bn2 = torch.nn.BatchNorm2d(8)
+        self.line = torch.nn.Conv1d(8, 4, 3, padding=1)
+        self.head = torch.nn.Linear(8 + 4, 5)
+        with torch.no_grad():
+            for bn in (self.bn, self.bn2):
+                bn.running_mean.uniform_(-0.5, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.uniform_(-0.5, 0.5)
+        self.eval()
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.stem(x)))
+        h = torch.nn.functional.max_pool2d(h, 3, 2, 1, ceil_mode=True)
+        h = self.grouped(h)
+        h = torch.relu(h + self.bn2(self.depthwise(h)))
+        a = torch.nn.functional.avg_pool2d(h, 3, 1, 1)
+        b = torch.nn.functional.avg_pool2d(h, 3, 1, 1,
+                                           count_include_pad=False)
+        h = h + a - b
+        pooled = torch.nn.functional.adaptive_avg_pool2d(h, (1, 1))
+        rows = self.line(h.mean(2))
+        return self.head(torch.cat([pooled.flatten(1), rows.amax(-1)], 1))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -249,6 +288,7 @@ def programs():
         "integers": (integers, [torch.randint(0, 50, (3, 6)),
                                 torch.randn(3, 6)]),
         "data_sized": (data_sized, [torch.randn(8), torch.tensor(5)]),
+        "convnet": (ConvNet(), [torch.randn(2, 3, 15, 15)]),
     }
 
 
