@@ -27,7 +27,7 @@ from .format import GraphError
 ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
                  "bool": "i1", "int64": "i64"}
 # Constants are stored as dense bytes.
-CONSTANT_TYPES = ("float32", "float16", "bfloat16", "int64")
+CONSTANT_TYPES = ("float32", "float16", "bfloat16", "int64", "bool")
 HALF_TYPES = ("f16", "bf16")
 
 
@@ -575,8 +575,11 @@ class Converter:
             dtype = dtypes.get(name, str(array.dtype))
             if dtype not in CONSTANT_TYPES:
                 raise GraphError("constant '%s': element type %s is not "
-                                 "supported (f32, f16 and bf16 constants)"
-                                 % (name, dtype))
+                                 "supported (f32, f16, bf16, int64 and bool "
+                                 "constants)" % (name, dtype))
+            if dtype == "bool":
+                self.values[name] = self.bool_constant(array)
+                continue
             value = Value(self.fresh("const"), list(array.shape),
                           elem=ELEMENT_TYPES[dtype])
             # bf16 arrays hold their raw bits (uint16): dense<"0x..."> takes
@@ -649,6 +652,21 @@ class Converter:
             graph["name"], ", ".join(args),
             ", ".join(r.type for r in results), ", ".join(attributes))
         return "\n".join(header + [signature] + self.lines + ["}"]) + "\n"
+
+    def bool_constant(self, array):
+        """A bool constant (a causal-mask buffer): stored as bytes, one per
+        element (i8, whose dense form is plain), then compared with 0."""
+        shape = list(array.shape)
+        data = np.ascontiguousarray(array, dtype=np.uint8)
+        raw = Value(self.fresh("const"), shape, elem="i8")
+        self.emit('%s = arith.constant dense<"0x%s"> : %s' % (
+            raw.name, data.tobytes().hex().upper(), raw.type))
+        return self.generic(shape, [(raw, ["d%d" % i for i in
+                                           range(len(shape))])],
+                            lambda a, o: (["%zero = arith.constant 0 : i8",
+                                           "%%r = arith.cmpi ne, %s, %%zero "
+                                           ": i8" % a[0]], "%r"),
+                            out_elem="i1")
 
     def convert_node(self, node):
         op = node["op"]

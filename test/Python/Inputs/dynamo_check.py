@@ -34,7 +34,8 @@ import programs  # noqa: E402
 
 failures = 0
 NAMES = ["block", "views", "batched", "masks", "more_ops", "inplace",
-         "mlp_custom_op", "block_bf16", "integers", "convnet"]
+         "mlp_custom_op", "block_bf16", "integers", "convnet",
+         "gpt2_like"]
 
 
 def report(ok, label):

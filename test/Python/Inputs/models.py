@@ -7,8 +7,10 @@ graphs and weights stay small while the ops are the real models' ops.
 
 gpt2: Hugging Face transformers' GPT2LMHeadModel (2 layers, 2 heads, width
 64, vocabulary 256), logits of a batch of 2 sequences of 16 tokens.
-Needs PyTorch 2.1 or later (torch.export) and transformers: the GPU
-machine has both (scripts/device-tests.sh models).
+resnet18: torchvision's ResNet-18 as it is (random weights, eval mode), on
+one 64x64 image.
+Needs PyTorch 2.1 or later (torch.export), transformers and torchvision:
+the GPU machine has them.
 """
 import os
 import sys
@@ -43,7 +45,14 @@ def gpt2():
     return Logits(model), [torch.randint(0, 256, (2, 16))]
 
 
-MODELS = {"gpt2": gpt2}
+def resnet18():
+    import torchvision
+    torch.manual_seed(12)
+    model = torchvision.models.resnet18(weights=None).eval()
+    return model, [torch.randn(1, 3, 64, 64)]
+
+
+MODELS = {"gpt2": gpt2, "resnet18": resnet18}
 
 
 def main():

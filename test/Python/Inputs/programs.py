@@ -7,6 +7,7 @@ OUT/<name>.input.<i>.npy and PyTorch's outputs as OUT/<name>.expected.<i>.npy.
 The custom op mylib::op1 is the examples' extern (examples/externs/mylib.cpp):
 a = t; t = t with its two halves swapped; b = t, mutating t.
 """
+import math
 import os
 import sys
 
@@ -220,6 +221,69 @@ class ConvNet(torch.nn.Module):
         return self.head(torch.cat([pooled.flatten(1), rows.amax(-1)], 1))
 
 
+class Gpt2Like(torch.nn.Module):
+    """GPT-2 as Hugging Face's classic GPT2LMHeadModel computes it (eager
+    attention): token and position embeddings (positions from arange),
+    Conv1D layers as addmm on a flattened view, q/k/v split into heads,
+    the causal mask a bool buffer sliced and applied with where and
+    finfo.min, softmax, gelu_new written out with pow and tanh, final
+    layer norm, and logits through the tied embedding."""
+
+    def __init__(self, vocab=64, positions=16, width=32, heads=2, layers=2):
+        super().__init__()
+        self.heads, self.width = heads, width
+        self.wte = torch.nn.Embedding(vocab, width)
+        self.wpe = torch.nn.Embedding(positions, width)
+        self.blocks = torch.nn.ModuleList()
+        for _ in range(layers):
+            block = torch.nn.Module()
+            block.ln_1 = torch.nn.LayerNorm(width)
+            block.ln_2 = torch.nn.LayerNorm(width)
+            for name, (rows, cols) in (("c_attn", (width, 3 * width)),
+                                       ("c_proj", (width, width)),
+                                       ("c_fc", (width, 4 * width)),
+                                       ("mlp_proj", (4 * width, width))):
+                setattr(block, name + "_w",
+                        torch.nn.Parameter(torch.randn(rows, cols) * 0.2))
+                setattr(block, name + "_b",
+                        torch.nn.Parameter(torch.randn(cols) * 0.1))
+            self.blocks.append(block)
+        self.ln_f = torch.nn.LayerNorm(width)
+        self.register_buffer("bias", torch.tril(torch.ones(
+            positions, positions, dtype=torch.bool)).view(
+                1, 1, positions, positions))
+
+    @staticmethod
+    def conv1d(x, weight, bias):
+        size = x.size()[:-1] + (weight.shape[1],)
+        return torch.addmm(bias, x.view(-1, x.size(-1)), weight).view(size)
+
+    def split_heads(self, x):
+        b, t, _ = x.shape
+        return x.view(b, t, self.heads, -1).permute(0, 2, 1, 3)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        positions = torch.arange(0, t, dtype=torch.long).unsqueeze(0)
+        h = self.wte(ids) + self.wpe(positions)
+        for block in self.blocks:
+            qkv = self.conv1d(block.ln_1(h), block.c_attn_w, block.c_attn_b)
+            q, k, v = (self.split_heads(x) for x in qkv.split(self.width, 2))
+            w = torch.matmul(q, k.transpose(-1, -2))
+            w = w / torch.full([], v.size(-1) ** 0.5, dtype=w.dtype)
+            causal = self.bias[:, :, 0:t, 0:t]
+            lowest = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype)
+            w = torch.softmax(torch.where(causal, w, lowest), dim=-1)
+            o = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous()
+            h = h + self.conv1d(o.view(b, t, self.width), block.c_proj_w,
+                                block.c_proj_b)
+            m = self.conv1d(block.ln_2(h), block.c_fc_w, block.c_fc_b)
+            m = 0.5 * m * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (
+                m + 0.044715 * torch.pow(m, 3.0))))
+            h = h + self.conv1d(m, block.mlp_proj_w, block.mlp_proj_b)
+        return torch.nn.functional.linear(self.ln_f(h), self.wte.weight)
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -289,6 +353,7 @@ def programs():
                                 torch.randn(3, 6)]),
         "data_sized": (data_sized, [torch.randn(8), torch.tensor(5)]),
         "convnet": (ConvNet(), [torch.randn(2, 3, 15, 15)]),
+        "gpt2_like": (Gpt2Like().eval(), [torch.randint(0, 64, (2, 12))]),
     }
 
 
