@@ -135,11 +135,15 @@ def compile_cache(cache_dir, gp_compile=None, log=None):
 
 def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
             pipeline_options="", gp_compile=None, runtime_library=None,
-            externs=None):
+            externs=None, dynamic=None, method=None):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
     `target` (host or cuda) and loads it. The intermediate files stay in
     `work_dir` when one is given (else a temporary directory, removed).
     Inputs `fn` writes in place are written by the compiled call too.
+    `dynamic` maps input positions to their dimensions that are one
+    symbolic size, as graphpart.capture takes it (the artifact then runs
+    every size in its range); `method` picks the capture ("export" or
+    "make_fx").
 
     The custom ops `fn` calls run as Python externs (externs.py), capturable
     unless tagged cudagraph_unsafe: each its torch op, or the function
@@ -154,7 +158,7 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
     os.makedirs(work, exist_ok=True)
     try:
         graph_dir = os.path.join(work, "graph")
-        capture(fn, example_inputs, graph_dir, name)
+        capture(fn, example_inputs, graph_dir, name, dynamic, method)
         build(graph_dir, work, target, pipeline_options, compiler)
         return load_built(work, runtime_library, externs)
     finally:

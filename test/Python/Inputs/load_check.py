@@ -131,6 +131,17 @@ for step in range(2):
     with torch.no_grad():
         check("compile call %d" % step, compiled(x), table["block"][0](x))
 
+# graphpart.compile with a dynamic batch: one artifact for every size.
+dynamic = graphpart.compile(table["block"][0], [torch.randn(5, 16)],
+                            target="host", name="block_any_batch",
+                            gp_compile=os.environ["GP_COMPILE"],
+                            runtime_library=runtime, dynamic={0: [0]})
+for rows in (1, 5, 17):
+    x = torch.randn(rows, 16)
+    with torch.no_grad():
+        check("compile dynamic=%d rows" % rows, dynamic(x),
+              table["block"][0](x))
+
 # graphpart.compile on a mutating program writes the inputs back too.
 compiled_inplace = graphpart.compile(
     fn, [torch.randn(6, 5), torch.randn(6, 5), torch.tensor([1, 2, 3]),
