@@ -56,7 +56,8 @@ LogicalResult FunctionImporter::importRngCall(func::CallOp call,
                   ? dyn_cast<MemRefType>(call.getResult(0).getType())
                   : MemRefType();
   if (!type || !isa<FloatType>(type.getElementType()) ||
-      static_cast<int64_t>(call.getNumOperands()) != type.getNumDynamicDims() ||
+      static_cast<int64_t>(call.getNumOperands()) !=
+          static_cast<int64_t>(type.getNumDynamicDims()) ||
       !llvm::all_of(call.getOperandTypes(), llvm::IsaPred<IndexType>))
     return call.emitError()
            << "gp-import: a gp.rng call returns one floating-point buffer "
