@@ -35,7 +35,7 @@ from graphpart.convert import convert_program  # noqa: E402
 RANDOM = {"dropout"}
 # Index inputs: the range fresh ones are drawn from.
 INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
-                "gpt2_like": (0, 64)}
+                "gpt2_like": (0, 64), "gpt2": (0, 256)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):
@@ -146,6 +146,10 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             runtime_library=runtime,
             mutated_inputs=entry["mutated_inputs"])
         mutated = entry["mutated_inputs"]
+        if name not in table:
+            # A whole model (models.py), made as it was captured.
+            import models
+            table[name] = models.MODELS[name]()
         fn, examples = table[name][0], table[name][1]
         if isinstance(fn, torch.nn.Module):
             fn = copy.deepcopy(fn).to(device)
