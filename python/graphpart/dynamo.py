@@ -80,6 +80,12 @@ def _signature(args):
     return tuple(parts)
 
 
+def _needs_gradients(args):
+    import torch
+    return torch.is_grad_enabled() and any(
+        isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+
+
 class CompiledGraph:
     """The callable the backend returns for one Dynamo graph."""
 
@@ -90,11 +96,24 @@ class CompiledGraph:
             "graph%d" % len(stats), {"replayed": 0, "eager": 0,
                                      "compiled": 0, "loaded": 0,
                                      "saved": 0})
+        self.warned_gradients = False
 
     def __call__(self, *args):
         signature = _signature(args)
         if signature is None:
             # Inputs Dynamo passes that are neither tensors nor numbers.
+            self.stats["eager"] += 1
+            return self.gm(*args)
+        if _needs_gradients(args):
+            # An artifact's results have no autograd history: a graph
+            # whose results need gradients (training) runs eagerly.
+            if not self.warned_gradients:
+                warnings.warn("graphpart backend: this graph's inputs "
+                              "require gradients; artifacts compute no "
+                              "gradients, so it runs eagerly (call it "
+                              "under torch.no_grad() or "
+                              "torch.inference_mode() to replay it)")
+                self.warned_gradients = True
             self.stats["eager"] += 1
             return self.gm(*args)
         special = self.specializations.get(signature)

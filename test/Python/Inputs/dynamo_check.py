@@ -171,6 +171,21 @@ def fx_stage(runtime, work, gp_compile, device):
     report(stats == {"replayed": 3, "eager": 2, "compiled": 2, "loaded": 0,
                      "saved": 0}, "two shapes, two artifacts: %s" % stats)
 
+    # Inputs that need gradients (training): eager, with autograd history.
+    x = torch.randn(5, 16).to(device).requires_grad_()
+    got, said = quiet(compiled, x)
+    got.sum().backward()
+    stats = dict(list(compiling.stats.values())[0])
+    report(got.grad_fn is not None and x.grad is not None and
+           any("require gradients" in w for w in said) and
+           torch.allclose(got.detach(), fn(x).detach(), rtol=1e-4,
+                          atol=1e-5) and stats["eager"] == 3,
+           "inputs requiring gradients run eagerly, with gradients")
+    with torch.no_grad():
+        compiled(x)
+    report(list(compiling.stats.values())[0]["replayed"] == 4,
+           "the same inputs under no_grad replay")
+
     # 5. int inputs (as Dynamo passes sizes) specialize the graph.
     def scaled(x, n):
         return x * n + x.sum(-1, keepdim=True)
