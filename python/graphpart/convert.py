@@ -2031,11 +2031,72 @@ def window_op(c, x, out_shape, kernel, stride, dilation, count, combine,
                      iterators=["parallel"] * rank + ["reduction"] * count)
 
 
+def conv_direct(c, x, weight, out_shape, groups, stride, dilation):
+    """A convolution as one linalg.generic over (batch, group, filter,
+    output position; channel, window): for few filters per group (a
+    depthwise convolution), where a matmul would be degenerate. `x` is
+    padded already."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    cg, fg = x.shape[1] // groups, weight.shape[0] // groups
+    batch = x.shape[0]
+    xg = c.reshape(x, [batch, groups, cg] + x.shape[2:])
+    wg = c.reshape(weight, [groups, fg, cg] + kernel)
+    outg = [batch, groups, fg] + out_shape[2:]
+    # Loops: n g f o... (parallel), ch k... (reduction).
+    spatial = 3 + count
+    ch = "d%d" % spatial
+    x_map = ["d0", "d1", ch] + ["d%d * %d + d%d * %d" % (
+        3 + i, stride[i], spatial + 1 + i, dilation[i]) for i in range(count)]
+    w_map = ["d1", "d2", ch] + ["d%d" % (spatial + 1 + i)
+                                for i in range(count)]
+    init = c.filled(outg, 0.0, device=x.device)
+    result = c.generic(
+        outg, [(xg, x_map), (wg, w_map)], lambda a, o: (
+            ["%%m = arith.mulf %s, %s : f32" % (a[0], a[1]),
+             "%%r = arith.addf %s, %%m : f32" % o], "%r"),
+        init=init, out_map=["d%d" % i for i in range(spatial)],
+        iterators=["parallel"] * spatial + ["reduction"] * (1 + count))
+    return c.reshape(result, out_shape)
+
+
+def conv_as_matmul(c, x, weight, out_shape, groups, stride, dilation):
+    """A convolution as im2col and one (batched over groups) matmul, which
+    the cuda target runs on cuBLAS: the windows of the padded `x` gathered
+    into columns [group, channel * window, batch * positions], multiplied
+    by the filters [group, filters, channel * window], the product put
+    back in [batch, filter, position...] order."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    cg, fg = x.shape[1] // groups, weight.shape[0] // groups
+    batch, positions = x.shape[0], out_shape[2:]
+    # cols[g, ch, k..., n, o...] = x[n, g * cg + ch, o * stride + k * dil]
+    cols_shape = [groups, cg] + kernel + [batch] + positions
+    n = 2 + count
+    x_map = ["d%d" % n, "d0 * %d + d1" % cg] + [
+        "d%d * %d + d%d * %d" % (n + 1 + i, stride[i], 2 + i, dilation[i])
+        for i in range(count)]
+    cols = c.generic(cols_shape, [(x, x_map)], lambda a, o: ([], a[0]),
+                     out_elem="f32")
+    depth = cg * product_of(kernel)
+    width = from_product(product([batch] + positions))
+    if width is None:
+        raise c.error("the batch and output sizes %s are not one size"
+                      % ([batch] + positions))
+    cols = c.reshape(cols, [groups, depth, width])
+    filters = c.reshape(weight, [groups, fg, depth])
+    out = c.matmul(filters, cols)
+    out = c.reshape(out, [groups, fg, batch] + positions)
+    out = c.permute(out, [2, 0, 1] + [3 + i for i in range(count)])
+    return c.reshape(out, out_shape)
+
+
 def convolution(c, args, kwargs):
     """aten::convolution (conv1d/2d/3d, any groups, stride, padding,
-    dilation; not transposed): one linalg.generic over (batch, group,
-    filter, output position; channel, window), operands grouped by
-    expand_shape, inputs padded with tensor.pad, bias added after."""
+    dilation; not transposed): the input padded with tensor.pad, then
+    im2col and a matmul (conv_as_matmul) where each group has several
+    filters, else one direct linalg.generic (conv_direct); bias added
+    after."""
     x, weight = c.value(args[0]), c.value(args[1])
     bias = args[2]
     count = len(x.shape) - 2
@@ -2060,25 +2121,13 @@ def convolution(c, args, kwargs):
     x = pad_spatial(c, x, count, [p[0] for p in low_high],
                     [p[1] for p in low_high], 0.0)
     cg, fg = channels // groups, filters // groups
-    batch = x.shape[0]
-    xg = c.reshape(x, [batch, groups, cg] + x.shape[2:])
-    wg = c.reshape(weight, [groups, fg, cg] + kernel)
-    outg = [batch, groups, fg] + out_shape[2:]
-    # Loops: n g f o... (parallel), ch k... (reduction).
-    spatial = 3 + count
-    ch = "d%d" % spatial
-    x_map = ["d0", "d1", ch] + ["d%d * %d + d%d * %d" % (
-        3 + i, stride[i], spatial + 1 + i, dilation[i]) for i in range(count)]
-    w_map = ["d1", "d2", ch] + ["d%d" % (spatial + 1 + i)
-                                for i in range(count)]
-    init = Value(c.filled(outg, 0.0, device=x.device), outg)
-    result = c.generic(
-        outg, [(xg, x_map), (wg, w_map)], lambda a, o: (
-            ["%%m = arith.mulf %s, %s : f32" % (a[0], a[1]),
-             "%%r = arith.addf %s, %%m : f32" % o], "%r"),
-        init=init.name, out_map=["d%d" % i for i in range(spatial)],
-        iterators=["parallel"] * spatial + ["reduction"] * (1 + count))
-    result = c.reshape(result, out_shape)
+    window = product_of(kernel)
+    if fg >= 4 and cg * window >= 8:
+        result = conv_as_matmul(c, x, weight, out_shape, groups, stride,
+                                dilation)
+    else:
+        result = conv_direct(c, x, weight, out_shape, groups, stride,
+                             dilation)
     if bias is not None:
         b = c.reshape(c.value(bias), [filters] + [1] * count)
         result = c.elementwise([result, b], lambda n: op2("arith.addf", n))

@@ -284,6 +284,29 @@ class Gpt2Like(torch.nn.Module):
         return torch.nn.functional.linear(self.ln_f(h), self.wte.weight)
 
 
+class Volumes(torch.nn.Module):
+    """3-D convolutions (strided unevenly, grouped, a 1x3x3 kernel), 3-D
+    max and average pooling with ceil_mode and count_include_pad off,
+    and a strided, dilated 1-D convolution padded wider than its
+    dilation."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = torch.nn.Conv3d(3, 8, 3, padding=1, stride=(1, 2, 1))
+        self.grouped = torch.nn.Conv3d(8, 8, (1, 3, 3), padding=(0, 1, 1),
+                                       groups=4)
+        self.line = torch.nn.Conv1d(4, 6, 5, stride=2, padding=3,
+                                    dilation=2)
+        self.eval()
+
+    def forward(self, x, y):
+        h = self.grouped(torch.relu(self.first(x)))
+        h = torch.nn.functional.max_pool3d(h, 3, 2, 1, ceil_mode=True) + \
+            torch.nn.functional.avg_pool3d(h, 3, 2, 1, ceil_mode=True,
+                                           count_include_pad=False)
+        return h, self.line(y)
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -354,6 +377,8 @@ def programs():
         "data_sized": (data_sized, [torch.randn(8), torch.tensor(5)]),
         "convnet": (ConvNet(), [torch.randn(2, 3, 15, 15)]),
         "gpt2_like": (Gpt2Like().eval(), [torch.randint(0, 64, (2, 12))]),
+        "volumes": (Volumes(), [torch.randn(2, 3, 5, 7, 6),
+                                torch.randn(3, 4, 11)]),
     }
 
 
