@@ -425,7 +425,8 @@ class Converter:
         return self.generic(out_shape, inputs, body, out_elem=out_elem)
 
     def reduce(self, x, dims, kind):
-        """Sum or max of `x` over `dims`; the result drops them. Bool and
+        """Sum, max, min or product ("sum", "max", "min", "prod") of `x`
+        over `dims`; the result drops them. Bool and
         int64 tensors reduce in int64 (PyTorch's sum of them is int64),
         floats in f32."""
         rank = len(x.shape)
@@ -434,11 +435,16 @@ class Converter:
         out_shape = [x.shape[i] for i in kept]
         if x.elem in ("i1", "i64"):
             x, elem = self.cast(x, "i64"), "i64"
-            start = 0 if kind == "sum" else -2 ** 63
-            op = "arith.addi" if kind == "sum" else "arith.maxsi"
+            start, op = {"sum": (0, "arith.addi"),
+                         "max": (-2 ** 63, "arith.maxsi"),
+                         "min": (2 ** 63 - 1, "arith.minsi"),
+                         "prod": (1, "arith.muli")}[kind]
         else:
-            elem, start = "f32", 0.0 if kind == "sum" else -math.inf
-            op = "arith.addf" if kind == "sum" else "arith.maximumf"
+            elem = "f32"
+            start, op = {"sum": (0.0, "arith.addf"),
+                         "max": (-math.inf, "arith.maximumf"),
+                         "min": (math.inf, "arith.minimumf"),
+                         "prod": (1.0, "arith.mulf")}[kind]
         init = self.filled(out_shape, start, elem, device=x.device)
 
         def body(args, out):
@@ -1648,20 +1654,18 @@ def index(c, args, kwargs):
                           % (t, x.shape[d] - 1),
                           "%%w%d_lo = arith.maxsi %%w%d, %%w%d_zero : index"
                           % (t, t, t),
-                          "%%c%d = arith.minsi %%w%d_lo, %%w%d_last : index"
+                          "%%coord%d = arith.minsi %%w%d_lo, %%w%d_last : index"
                           % (d, t, t)]
             else:
-                lines.append("%%c%d = linalg.index %d : index"
+                lines.append("%%coord%d = linalg.index %d : index"
                              % (d, d if d < p else d - n + r))
-            coords.append("%%c%d" % d)
+            coords.append("%%coord%d" % d)
         lines.append("%%v = tensor.extract %s[%s] : %s"
                      % (x.name, ", ".join(coords), x.type))
         if x.elem in HALF_TYPES:
             lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
             return lines, "%vf"
         return lines, "%v"
-    if x.elem not in ("f32",) + tuple(HALF_TYPES):
-        raise c.error("indexing %s tensors is not supported" % x.elem)
     return c.generic(out_shape, [(v, ["d%d" % (p + i) for i in range(r)])
                                  for v in idx], body, out_elem=x.elem)
 
@@ -2264,6 +2268,468 @@ def batch_norm(names):
     return convert
 
 
+def float_unary(op):
+    """An elementwise math op of one float operand (`math.<op>`)."""
+    return unary(lambda n: (["%%r = math.%s %s : f32" % (op, n[0])], "%r"))
+
+
+def sign_lines(x):
+    return ["%zero = arith.constant 0.000000000e+00 : f32",
+            "%one = arith.constant 1.000000000e+00 : f32",
+            "%mone = arith.constant -1.000000000e+00 : f32",
+            "%%pos = arith.cmpf ogt, %s, %%zero : f32" % x,
+            "%%neg = arith.cmpf olt, %s, %%zero : f32" % x,
+            "%n = arith.select %neg, %mone, %zero : f32",
+            "%r = arith.select %pos, %one, %n : f32"], "%r"
+
+
+def softplus_lines(x, beta, threshold, r="%r"):
+    """log(1 + exp(beta x)) / beta, x itself above threshold / beta."""
+    return ["%s_b = arith.constant %s : f32" % (r, float_literal(beta)),
+            "%s_t = arith.constant %s : f32" % (r, float_literal(threshold)),
+            "%s_bx = arith.mulf %s, %s_b : f32" % (r, x, r),
+            "%s_big = arith.cmpf ogt, %s_bx, %s_t : f32" % (r, r, r),
+            "%s_e = math.exp %s_bx : f32" % (r, r),
+            "%s_l = math.log1p %s_e : f32" % (r, r),
+            "%s_s = arith.divf %s_l, %s_b : f32" % (r, r, r),
+            "%s = arith.select %s_big, %s, %s_s : f32" % (r, r, x, r)]
+
+
+def softplus(c, args, kwargs):
+    beta = float(args[1] if len(args) > 1 else kwargs.get("beta", 1.0))
+    threshold = float(args[2] if len(args) > 2 else
+                      kwargs.get("threshold", 20.0))
+    return c.elementwise([c.value(args[0])], lambda n: (
+        softplus_lines(n[0], beta, threshold), "%r"))
+
+
+def elu(c, args, kwargs):
+    """elu (and selu, celu as PyTorch writes them through elu): scale * x
+    above 0, scale * alpha * (exp(input_scale * x) - 1) below."""
+    alpha = float(args[1] if len(args) > 1 else kwargs.get("alpha", 1.0))
+    scale = float(args[2] if len(args) > 2 else kwargs.get("scale", 1.0))
+    input_scale = float(args[3] if len(args) > 3 else
+                        kwargs.get("input_scale", 1.0))
+    return c.elementwise([c.value(args[0])], lambda n: ([
+        "%zero = arith.constant 0.000000000e+00 : f32",
+        "%%a = arith.constant %s : f32" % float_literal(alpha * scale),
+        "%%s = arith.constant %s : f32" % float_literal(scale),
+        "%%i = arith.constant %s : f32" % float_literal(input_scale),
+        "%%pos = arith.cmpf ogt, %s, %%zero : f32" % n[0],
+        "%%xi = arith.mulf %s, %%i : f32" % n[0],
+        "%em = math.expm1 %xi : f32",
+        "%neg = arith.mulf %em, %a : f32",
+        "%%p = arith.mulf %s, %%s : f32" % n[0],
+        "%r = arith.select %pos, %p, %neg : f32"], "%r"))
+
+
+def hard_sigmoid_lines(x):
+    """clamp(x + 3, 0, 6) / 6 in %hs."""
+    return ["%three = arith.constant 3.000000000e+00 : f32",
+            "%six = arith.constant 6.000000000e+00 : f32",
+            "%zero = arith.constant 0.000000000e+00 : f32",
+            "%%p = arith.addf %s, %%three : f32" % x,
+            "%lo = arith.maximumf %p, %zero : f32",
+            "%hi = arith.minimumf %lo, %six : f32",
+            "%hs = arith.divf %hi, %six : f32"]
+
+
+def log_sigmoid_forward(c, args, kwargs):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)); the buffer result
+    (for the backward pass) as zeros."""
+    x = c.value(args[0])
+    out = c.elementwise([x], lambda n: ([
+        "%zero = arith.constant 0.000000000e+00 : f32",
+        "%%m = arith.minimumf %s, %%zero : f32" % n[0],
+        "%%a = math.absf %s : f32" % n[0],
+        "%na = arith.negf %a : f32",
+        "%e = math.exp %na : f32",
+        "%l = math.log1p %e : f32",
+        "%r = arith.subf %m, %l : f32"], "%r"))
+    outputs = c.node["outputs"]
+    return [out] + [Value(c.filled(o["shape"], 0.0), o["shape"])
+                    for o in outputs[1:]]
+
+
+def arg_reduce(c, x, dim, largest):
+    """(values, int64 indices) of the max (or min) of `x` along `dim`, the
+    first one where several are equal, NaN counting as the largest (and
+    the smallest), as PyTorch's argmax/argmin and max/min.dim give them."""
+    rank = len(x.shape)
+    dim %= rank
+    x = c.cast(x, "f32") if x.elem in HALF_TYPES else x
+    if x.elem not in ("f32", "i64"):
+        x = c.cast(x, "i64")
+    elem = x.elem
+    kept = [i for i in range(rank) if i != dim]
+    shape = [x.shape[i] for i in kept]
+    start = (-math.inf if largest else math.inf) if elem == "f32" else (
+        -2 ** 63 if largest else 2 ** 63 - 1)
+    values = c.filled(shape, start, elem, device=x.device)
+    indices = c.filled(shape, 0, "i64", device=x.device)
+    maps = [dims_map(rank, ["d%d" % i for i in range(rank)]),
+            dims_map(rank, ["d%d" % i for i in kept]),
+            dims_map(rank, ["d%d" % i for i in kept])]
+    iterators = ", ".join('"reduction"' if i == dim else '"parallel"'
+                          for i in range(rank))
+    name = c.fresh("arg")
+    value_type, index_type = tensor_type(shape, elem), tensor_type(shape,
+                                                                    "i64")
+    c.emit("%s:2 = linalg.generic {indexing_maps = [%s], iterator_types = "
+           "[%s]} ins(%s : %s) outs(%s, %s : %s, %s) {" % (
+               name, ", ".join(maps), iterators, x.name, x.type, values,
+               indices, value_type, index_type))
+    c.emit("^bb0(%%in: %s, %%best: %s, %%at: i64):" % (elem, elem))
+    if elem == "f32":
+        better = "ogt" if largest else "olt"
+        lines = ["%%beats = arith.cmpf %s, %%in, %%best : f32" % better,
+                 "%isnan = arith.cmpf uno, %in, %in : f32",
+                 "%wasnan = arith.cmpf uno, %best, %best : f32",
+                 "%true = arith.constant true",
+                 "%fresh = arith.xori %wasnan, %true : i1",
+                 "%newnan = arith.andi %isnan, %fresh : i1",
+                 "%take0 = arith.ori %beats, %newnan : i1",
+                 "%take = arith.andi %take0, %fresh : i1"]
+    else:
+        better = "sgt" if largest else "slt"
+        lines = ["%%take = arith.cmpi %s, %%in, %%best : i64" % better]
+    lines += ["%%i = linalg.index %d : index" % dim,
+              "%ii = arith.index_cast %i : index to i64",
+              "%%v = arith.select %%take, %%in, %%best : %s" % elem,
+              "%n = arith.select %take, %ii, %at : i64",
+              "linalg.yield %%v, %%n : %s, i64" % elem]
+    for line in lines:
+        c.emit("  " + line)
+    c.emit("} -> (%s, %s)" % (value_type, index_type))
+    return (Value("%s#0" % name, shape, elem=elem, device=x.device),
+            Value("%s#1" % name, shape, elem="i64", device=x.device))
+
+
+def argmax(largest):
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        if dim is None:
+            flat = c.reshape(x, [from_product(product(x.shape))])
+            index = arg_reduce(c, flat, 0, largest)[1]
+            return c.reshape(index, [1] * len(x.shape)) if keep else \
+                c.reshape(index, [])
+        index = arg_reduce(c, x, dim, largest)[1]
+        return c.keepdim(index, x.shape, [dim]) if keep else index
+    return convert
+
+
+def max_dim(largest):
+    """max.dim / min.dim: (values, indices) along a dimension; max / min of
+    a whole tensor when no dimension is given."""
+    def convert(c, args, kwargs):
+        if len(args) > 1 and isinstance(args[1], dict):
+            # max.other / min.other: the elementwise maximum (minimum).
+            return binary("arith.maximumf" if largest else
+                          "arith.minimumf")(c, args, kwargs)
+        x = c.value(args[0])
+        if len(args) < 2 and "dim" not in kwargs:
+            return c.reduce(x, [], "max" if largest else "min")
+        dim = args[1] if len(args) > 1 else kwargs["dim"]
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        values, indices = arg_reduce(c, x, dim, largest)
+        if keep:
+            return [c.keepdim(values, x.shape, [dim]),
+                    c.keepdim(indices, x.shape, [dim])]
+        return [values, indices]
+    return convert
+
+
+def variance(c, args, kwargs):
+    """var / std (overloads correction and dim): sum((x - mean)^2) / (N -
+    correction), its square root for std; var_mean and std_mean also give
+    the mean."""
+    op, overload = c.node["op"], c.node.get("overload", "")
+    x = c.cast(c.value(args[0]), "f32")
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if overload == "correction" or "correction" in kwargs:
+        correction = kwargs.get("correction", args[2] if len(args) > 2 and
+                                not isinstance(args[2], bool) else None)
+        keep = kwargs.get("keepdim", args[3] if len(args) > 3 else False)
+    else:   # var.dim(x, dim, unbiased=True, keepdim=False) and var(x, u)
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        else:
+            unbiased = args[2] if len(args) > 2 else kwargs.get("unbiased",
+                                                                True)
+        correction = 1 if unbiased else 0
+        keep = args[3] if len(args) > 3 else kwargs.get("keepdim", False)
+    correction = 1 if correction is None else correction
+    dims = dims_arg(dim, len(x.shape))
+    count = c.count([x.shape[d] for d in dims])
+    mean = c.elementwise([c.reduce(x, dims, "sum"), count],
+                         lambda n: op2("arith.divf", n))
+    wide = c.keepdim(mean, x.shape, dims)
+    squares = c.elementwise([x, wide], lambda n: ([
+        "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+        "%r = arith.mulf %d, %d : f32"], "%r"))
+    total = c.reduce(squares, dims, "sum")
+    if isinstance(count, float):
+        divisor = max(count - correction, 0.0)
+    else:
+        divisor = c.elementwise([count, float(correction)],
+                                lambda n: op2("arith.subf", n))
+    var = c.elementwise([total, divisor], lambda n: op2("arith.divf", n))
+    if op.startswith("aten::std"):
+        var = c.elementwise([var], lambda n: (
+            ["%%r = math.sqrt %s : f32" % n[0]], "%r"))
+    if keep:
+        var = c.keepdim(var, x.shape, dims)
+        mean = wide
+    return [var, mean] if op.endswith("_mean") else var
+
+
+def logsumexp(c, args, kwargs):
+    x = c.cast(c.value(args[0]), "f32")
+    dims = dims_arg(args[1] if len(args) > 1 else kwargs.get("dim"),
+                    len(x.shape))
+    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+    high = c.reduce(x, dims, "max")
+    wide = c.keepdim(high, x.shape, dims)
+    e = c.elementwise([x, wide], lambda n: ([
+        "%ninf = arith.constant 0xFF800000 : f32",
+        "%%empty = arith.cmpf oeq, %s, %%ninf : f32" % n[1],
+        "%zero = arith.constant 0.000000000e+00 : f32",
+        "%%m = arith.select %%empty, %%zero, %s : f32" % n[1],
+        "%%d = arith.subf %s, %%m : f32" % n[0],
+        "%r = math.exp %d : f32"], "%r"))
+    out = c.elementwise([c.reduce(e, dims, "sum"), high], lambda n: ([
+        "%ninf = arith.constant 0xFF800000 : f32",
+        "%%empty = arith.cmpf oeq, %s, %%ninf : f32" % n[1],
+        "%zero = arith.constant 0.000000000e+00 : f32",
+        "%%m = arith.select %%empty, %%zero, %s : f32" % n[1],
+        "%%l = math.log %s : f32" % n[0],
+        "%r = arith.addf %l, %m : f32"], "%r"))
+    return c.keepdim(out, x.shape, dims) if keep else out
+
+
+def truth_reduction(kind):
+    """any / all over dims (all of them without a dim): bools."""
+    def convert(c, args, kwargs):
+        x = c.cast(c.value(args[0]), "i1")
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        dims = dims_arg(dim, len(x.shape))
+        r = c.cast(c.reduce(x, dims, kind), "i1")
+        return c.keepdim(r, x.shape, dims) if keep else r
+    return convert
+
+
+def vector_norm(c, args, kwargs):
+    """linalg_vector_norm / norm: (sum |x|^p)^(1/p); p = inf the largest
+    |x|, p = 0 the count of nonzeros."""
+    x = c.cast(c.value(args[0]), "f32")
+    p = args[1] if len(args) > 1 else kwargs.get("ord", kwargs.get("p", 2))
+    p = 2.0 if p is None else float(p)
+    dim = args[2] if len(args) > 2 else kwargs.get("dim")
+    keep = args[3] if len(args) > 3 else kwargs.get("keepdim", False)
+    dims = dims_arg(dim, len(x.shape))
+    magnitude = c.elementwise([x], lambda n: (
+        ["%%r = math.absf %s : f32" % n[0]], "%r"))
+    if math.isinf(p):
+        r = c.reduce(magnitude, dims, "max" if p > 0 else "min")
+    elif p == 0:
+        nonzero = c.elementwise([magnitude], lambda n: ([
+            "%zero = arith.constant 0.000000000e+00 : f32",
+            "%%nz = arith.cmpf une, %s, %%zero : f32" % n[0],
+            "%r = arith.uitofp %nz : i1 to f32"], "%r"))
+        r = c.reduce(nonzero, dims, "sum")
+    else:
+        powered = c.elementwise([magnitude, p], lambda n: (
+            ["%%r = math.powf %s, %s : f32" % (n[0], n[1])], "%r")) \
+            if p != 1 else magnitude
+        r = c.reduce(powered, dims, "sum")
+        if p != 1:
+            r = c.elementwise([r, 1.0 / p], lambda n: (
+                ["%%r = math.powf %s, %s : f32" % (n[0], n[1])], "%r"))
+    return c.keepdim(r, x.shape, dims) if keep else r
+
+
+def pad_any(c, x, low, high, value):
+    """`x` padded by `low`/`high` elements per dimension with `value`
+    (tensor.pad), in x's element type."""
+    shape = []
+    for size, a, b in zip(x.shape, low, high):
+        if (a or b) and not is_static(size):
+            raise c.error("padding a symbolic size (%s) is not supported"
+                          % size)
+        shape.append(size + a + b if (a or b) else size)
+    elem = x.elem
+    name, fill = c.fresh("pad"), c.fresh("fill")
+    c.emit("%s = arith.constant %s : %s" % (fill, literal(value, elem), elem))
+    c.emit("%s = tensor.pad %s low%s high%s {" % (name, x.name, list(low),
+                                                  list(high)))
+    c.emit("^bb0(%s):" % ", ".join("%%p%d: index" % i
+                                   for i in range(len(x.shape))))
+    c.emit("  tensor.yield %s : %s" % (fill, elem))
+    c.emit("} : %s to %s" % (x.type, tensor_type(shape, elem)))
+    return Value(name, shape, elem=elem, device=x.device)
+
+
+def constant_pad(c, args, kwargs):
+    """constant_pad_nd (F.pad, mode "constant"): pairs from the last
+    dimension back; negative amounts crop."""
+    x = c.value(args[0])
+    pads = list(args[1])
+    value = args[2] if len(args) > 2 else kwargs.get("value", 0)
+    rank = len(x.shape)
+    low, high = [0] * rank, [0] * rank
+    for i in range(len(pads) // 2):
+        low[rank - 1 - i], high[rank - 1 - i] = pads[2 * i], pads[2 * i + 1]
+    if any(v < 0 for v in low + high):
+        starts = [max(0, -v) for v in low]
+        sizes = [x.shape[d] - starts[d] - max(0, -high[d])
+                 for d in range(rank)]
+        name = c.fresh("crop")
+        c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+            name, x.name, starts, c.sizes(sizes), [1] * rank, x.type,
+            tensor_type(sizes, x.elem)))
+        x = Value(name, sizes, sliced=True, elem=x.elem, device=x.device)
+        low, high = [max(0, v) for v in low], [max(0, v) for v in high]
+    if not any(low + high):
+        return c.copy(x)
+    return pad_any(c, x, low, high, value if value is not None else 0)
+
+
+def flip(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dims = {d % rank for d in args[1]}
+    exprs = []
+    for d in range(rank):
+        if d in dims:
+            if not is_static(x.shape[d]):
+                raise c.error("flipping a symbolic size is not supported")
+            exprs.append("%d - d%d" % (x.shape[d] - 1, d))
+        else:
+            exprs.append("d%d" % d)
+    return c.generic(x.shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def repeat(c, args, kwargs):
+    """x.repeat(r...): the tensor tiled, leading new dimensions first."""
+    x = c.value(args[0])
+    repeats = list(args[1])
+    lead = len(repeats) - len(x.shape)
+    if lead < 0:
+        raise c.error("repeat needs a count for every dimension")
+    shape = [1] * lead + list(x.shape)
+    if not all(is_static(d) for d in shape):
+        raise c.error("repeating a symbolic size is not supported")
+    x = c.reshape(x, shape) if lead else x
+    out = [s * r for s, r in zip(shape, repeats)]
+    exprs = ["0" if s == 1 else "d%d mod %d" % (i, s)
+             for i, s in enumerate(shape)]
+    return c.generic(out, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def index_select(c, args, kwargs):
+    """index_select(x, dim, index): the gather of aten::index along dim."""
+    x = c.value(args[0])
+    dim = args[1] % len(x.shape)
+    return index(c, [args[0], [None] * dim + [args[2]]], {})
+
+
+def gather(c, args, kwargs):
+    """gather(x, dim, index): out[i...] = x[i... with index[i...] at dim]
+    (an index outside the dimension reads the nearest element)."""
+    x, idx = c.value(args[0]), c.value(args[2])
+    dim = args[1] % len(x.shape)
+    if idx.elem != "i64":
+        raise c.error("gather takes int64 indices, not %s" % idx.elem)
+
+    def body(a, out):
+        lines = _wrapped_index("w", a[0], x.shape[dim])
+        lines += ["%%w_last = arith.constant %d : index" % (x.shape[dim] - 1),
+                  "%w_lo = arith.maxsi %w, %w_zero : index",
+                  "%w_in = arith.minsi %w_lo, %w_last : index"]
+        coords = []
+        for d in range(len(x.shape)):
+            if d == dim:
+                coords.append("%w_in")
+            else:
+                lines.append("%%coord%d = linalg.index %d : index" % (d, d))
+                coords.append("%%coord%d" % d)
+        lines.append("%%v = tensor.extract %s[%s] : %s"
+                     % (x.name, ", ".join(coords), x.type))
+        if x.elem in HALF_TYPES:
+            lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
+            return lines, "%vf"
+        return lines, "%v"
+    if not is_static(x.shape[dim]):
+        raise c.error("gather along a symbolic size is not supported")
+    return c.generic(idx.shape, [(idx, ["d%d" % i for i in
+                                        range(len(idx.shape))])], body,
+                     out_elem=x.elem)
+
+
+def triangle(lower):
+    """tril / triu(x, diagonal): keeps j - i <= k (tril) or >= k (triu)
+    over the last two dimensions, zeros elsewhere."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        k = args[1] if len(args) > 1 else kwargs.get("diagonal", 0)
+        rank = len(x.shape)
+        keep = "sle" if lower else "sge"
+
+        def body(a, o):
+            zero = "%%zero = arith.constant %s : %s" % (
+                literal(0, "f32" if x.elem in HALF_TYPES else x.elem),
+                "f32" if x.elem in HALF_TYPES else x.elem)
+            return ["%%i = linalg.index %d : index" % (rank - 2),
+                    "%%j = linalg.index %d : index" % (rank - 1),
+                    "%ii = arith.index_cast %i : index to i64",
+                    "%jj = arith.index_cast %j : index to i64",
+                    "%diff = arith.subi %jj, %ii : i64",
+                    "%%k = arith.constant %d : i64" % k,
+                    "%%in = arith.cmpi %s, %%diff, %%k : i64" % keep,
+                    zero,
+                    "%%r = arith.select %%in, %s, %%zero : %s" % (
+                        a[0], "f32" if x.elem in HALF_TYPES else x.elem)], \
+                "%r"
+        return c.generic(x.shape, [(x, ["d%d" % i for i in range(rank)])],
+                         body, out_elem=x.elem)
+    return convert
+
+
+def upsample_nearest(c, args, kwargs):
+    """upsample_nearest{1,2,3}d (and .vec): out[o] = x[floor(o * in / out)]
+    per spatial dimension, or floor(o / scale) with scale factors."""
+    x = c.value(args[0])
+    out_shape = c.node["outputs"][0]["shape"]
+    count = len(x.shape) - 2
+    scales = None
+    if c.node.get("overload") == "vec":
+        scales = args[2] if len(args) > 2 else kwargs.get("scale_factors")
+    elif len(args) > 2:
+        scales = [s for s in args[2:2 + count]]
+        if all(s is None for s in scales):
+            scales = None
+    exprs = ["d0", "d1"]
+    for i in range(count):
+        size, out = x.shape[2 + i], out_shape[2 + i]
+        if not is_static(size) or not is_static(out):
+            raise c.error("upsampling symbolic sizes is not supported")
+        if scales is None and out % size == 0:
+            exprs.append("d%d floordiv %d" % (2 + i, out // size))
+            continue
+        if scales is not None and float(scales[i]).is_integer():
+            exprs.append("d%d floordiv %d" % (2 + i, int(scales[i])))
+            continue
+        raise c.error("nearest upsampling by a factor that is not a whole "
+                      "number (%s to %s) is not supported" % (size, out))
+    return c.generic(out_shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
 # Ops that only make a tensor: one nothing reads is not converted.
 UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
                   "aten::empty_like", "aten::zeros_like", "aten::ones_like",
@@ -2396,6 +2862,56 @@ OPS = {
     "aten::leaky_relu": leaky_relu,
     "aten::erf": unary(lambda n: (erf_lines(n[0], "%r"), "%r")),
     "aten::sin": unary(lambda n: (["%%r = math.sin %s : f32" % n[0]], "%r")),
+    "aten::floor": float_unary("floor"),
+    "aten::ceil": float_unary("ceil"),
+    "aten::trunc": float_unary("trunc"),
+    "aten::round": float_unary("roundeven"),
+    "aten::exp2": float_unary("exp2"),
+    "aten::log2": float_unary("log2"),
+    "aten::log10": float_unary("log10"),
+    "aten::log1p": float_unary("log1p"),
+    "aten::expm1": float_unary("expm1"),
+    "aten::tan": float_unary("tan"),
+    "aten::atan": float_unary("atan"),
+    "aten::sign": unary(lambda n: sign_lines(n[0])),
+    "aten::atan2": binary("math.atan2"),
+    "aten::softplus": softplus,
+    "aten::elu": elu,
+    "aten::hardsigmoid": unary(lambda n: (hard_sigmoid_lines(n[0]), "%hs")),
+    "aten::hardswish": unary(lambda n: (
+        hard_sigmoid_lines(n[0]) + ["%%r = arith.mulf %s, %%hs : f32" % n[0]],
+        "%r")),
+    "aten::mish": unary(lambda n: (
+        softplus_lines(n[0], 1.0, 20.0, "%sp") + [
+            "%t = math.tanh %sp : f32",
+            "%%r = arith.mulf %s, %%t : f32" % n[0]], "%r")),
+    "aten::log_sigmoid_forward": log_sigmoid_forward,
+    "aten::amin": reduction("min"),
+    "aten::prod": reduction("prod"),
+    "aten::argmax": argmax(True),
+    "aten::argmin": argmax(False),
+    "aten::max": max_dim(True),
+    "aten::min": max_dim(False),
+    "aten::var": variance,
+    "aten::std": variance,
+    "aten::var_mean": variance,
+    "aten::std_mean": variance,
+    "aten::logsumexp": logsumexp,
+    "aten::any": truth_reduction("max"),
+    "aten::all": truth_reduction("min"),
+    "aten::linalg_vector_norm": vector_norm,
+    "aten::norm": vector_norm,
+    "aten::constant_pad_nd": constant_pad,
+    "aten::flip": flip,
+    "aten::repeat": repeat,
+    "aten::index_select": index_select,
+    "aten::_unsafe_index": index,
+    "aten::gather": gather,
+    "aten::tril": triangle(True),
+    "aten::triu": triangle(False),
+    "aten::upsample_nearest1d": upsample_nearest,
+    "aten::upsample_nearest2d": upsample_nearest,
+    "aten::upsample_nearest3d": upsample_nearest,
     "aten::cos": unary(lambda n: (["%%r = math.cos %s : f32" % n[0]], "%r")),
     "aten::reciprocal": unary(lambda n: (
         ["%one = arith.constant 1.000000000e+00 : f32",

@@ -33,6 +33,12 @@ for item in args.tolerance:
     tolerances[name] = values.split(",")
 
 
+
+def _position(path):
+    """N of NAME.input.N.npy / NAME.expected.N.npy: files in argument and
+    result order (a text sort puts 10 before 2)."""
+    return int(path.rsplit(".", 2)[-2])
+
 def run(command):
     done = subprocess.run(command, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=package))
@@ -54,10 +60,12 @@ for name in args.names:
     run_command = [args.gp_run, artifact, "--weights", weights, "--check",
                    "--rtol", rtol, "--atol", atol] + args.gp_run_arg
     for path in sorted(glob.glob(os.path.join(args.graphs,
-                                              name + ".input.*.npy"))):
+                                              name + ".input.*.npy")),
+                       key=_position):
         run_command += ["--input", "@" + path]
     for path in sorted(glob.glob(os.path.join(args.graphs,
-                                              name + ".expected.*.npy"))):
+                                              name + ".expected.*.npy")),
+                       key=_position):
         run_command += ["--expected-output", "@" + path]
     steps.append(run_command)
     for step in steps:

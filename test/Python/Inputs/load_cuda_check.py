@@ -35,7 +35,8 @@ from graphpart.convert import convert_program  # noqa: E402
 RANDOM = {"dropout"}
 # Index inputs: the range fresh ones are drawn from.
 INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
-                "gpt2_like": (0, 64), "gpt2": (0, 256)}
+                "gpt2_like": (0, 64), "gpt2": (0, 256),
+                "math_ops": (0, 4)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):

@@ -307,6 +307,45 @@ class Volumes(torch.nn.Module):
         return h, self.line(y)
 
 
+def math_ops(x, y, ids):
+    """Pointwise math and activations (floor, ceil, round half to even,
+    sign, exp2/log2/log10/log1p/expm1, tan, atan, atan2, softplus, elu,
+    selu, hardswish, hardsigmoid, mish, logsigmoid), reductions (amin,
+    prod, argmax/argmin with ties and keepdim, max/min along a dim and of
+    everything, var/std with and without Bessel's correction, var_mean,
+    logsumexp, any/all, vector norms of several orders) and shape ops
+    (F.pad constant and cropping, flip, repeat, index_select, gather,
+    tril/triu, nearest upsampling)."""
+    F = torch.nn.functional
+    s = x * 3
+    pointwise = (torch.floor(s) + torch.ceil(s) + torch.round(s) +
+                 torch.sign(s - 1) + torch.exp2(x) + torch.log2(x.abs() + 1) +
+                 torch.log10(x.abs() + 1) + torch.log1p(x.abs()) +
+                 torch.expm1(x) + torch.tan(x * 0.5) + torch.atan(s) +
+                 torch.atan2(x, y))
+    acts = (F.softplus(s) + F.softplus(s, beta=2.0, threshold=3.0) +
+            F.elu(s) + F.selu(s) + F.hardswish(s) + F.hardsigmoid(s) +
+            F.mish(s) + F.logsigmoid(s))
+    tied = torch.floor(s)
+    reductions = [x.amin(1), x.prod(0), tied.argmax(1), tied.argmin(0, True),
+                  x.argmax(), torch.max(x, 1)[0], torch.max(x, 1)[1],
+                  torch.min(x, 0, keepdim=True)[1], x.max(), x.min(),
+                  x.var(1), x.std(0, unbiased=False), torch.var_mean(x, 1)[1],
+                  torch.logsumexp(x, 1), (x > 0.5).any(1), (x > -2).all(),
+                  torch.linalg.vector_norm(x, 2, 1),
+                  torch.linalg.vector_norm(x, 1), torch.norm(x, 3, 0),
+                  torch.linalg.vector_norm(x, float("inf"), 1)]
+    padded = F.pad(x, (1, 2, 0, 1), value=0.5) + 0
+    cropped = F.pad(x, (-1, 1, 0, -2))
+    image = x.view(1, 2, 4, 4)
+    shapes = [padded, cropped, torch.flip(x, [0, 1]), x.repeat(2, 1, 2),
+              torch.index_select(x, 1, ids), torch.gather(x, 1, ids.view(1, -1)
+                                                          .expand(8, -1)),
+              torch.tril(x[:, :4], -1) + torch.triu(x[:, :4], 1),
+              F.interpolate(image, scale_factor=2, mode="nearest")]
+    return (pointwise, acts) + tuple(reductions) + tuple(shapes)
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -379,6 +418,8 @@ def programs():
         "gpt2_like": (Gpt2Like().eval(), [torch.randint(0, 64, (2, 12))]),
         "volumes": (Volumes(), [torch.randn(2, 3, 5, 7, 6),
                                 torch.randn(3, 4, 11)]),
+        "math_ops": (math_ops, [torch.randn(8, 4), torch.randn(8, 4),
+                                torch.tensor([3, 0, 2, 2, 1])]),
     }
 
 
