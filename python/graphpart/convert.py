@@ -2108,11 +2108,12 @@ def convolution(c, args, kwargs):
     padding = spatial_list(args[4], count)
     dilation = spatial_list(args[5], count)
     transposed, groups = args[6], args[8]
-    if transposed:
-        raise c.error("transposed convolution is not supported")
     if isinstance(padding[0], str):
         raise c.error("padding %r is not supported here" % (args[4],))
     out_shape = c.node["outputs"][0]["shape"]
+    if transposed:
+        return conv_transpose(c, x, weight, bias, out_shape, stride, padding,
+                              dilation, spatial_list(args[7], count), groups)
     channels, filters = x.shape[1], weight.shape[0]
     if not all(is_static(d) for d in [channels, filters] + x.shape[2:]):
         raise c.error("convolution needs static channel and spatial sizes")
@@ -2730,6 +2731,240 @@ def upsample_nearest(c, args, kwargs):
                      out_elem=x.elem)
 
 
+def group_norm(c, args, kwargs):
+    """native_group_norm(x, weight, bias, N, C, HxW, groups, eps): each
+    group of C / groups channels of each sample normalized over its
+    channels and positions, then scaled per channel; also the mean and
+    1/std per (sample, group)."""
+    x = c.cast(c.value(args[0]), "f32")
+    weight = c.value(args[1]) if args[1] is not None else None
+    bias = c.value(args[2]) if args[2] is not None else None
+    groups, eps = args[6], float(args[7])
+    batch, channels = x.shape[0], x.shape[1]
+    if not is_static(channels) or channels % groups:
+        raise c.error("group norm of %s channels in %s groups" % (channels,
+                                                                 groups))
+    rest = from_product(product([channels // groups] + x.shape[2:]))
+    if rest is None:
+        raise c.error("group norm over symbolic sizes %s" % x.shape[2:])
+    grouped = c.reshape(x, [batch, groups, rest])
+    count = c.count([rest])
+    divide = lambda n: op2("arith.divf", n)
+    mean = c.elementwise([c.reduce(grouped, [2], "sum"), count], divide)
+    wide = c.keepdim(mean, grouped.shape, [2])
+    centered = c.elementwise([grouped, wide], lambda n: op2("arith.subf", n))
+    squared = c.elementwise([centered], lambda n: (
+        ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    var = c.elementwise([c.reduce(squared, [2], "sum"), count], divide)
+    rstd = c.elementwise([var, eps], lambda n: (
+        ["%%s = arith.addf %s, %s : f32" % tuple(n),
+         "%r = math.rsqrt %s : f32"], "%r"))
+    y = c.elementwise([centered, c.keepdim(rstd, grouped.shape, [2])],
+                      lambda n: op2("arith.mulf", n))
+    y = c.reshape(y, x.shape)
+    per_channel = [channels] + [1] * (len(x.shape) - 2)
+    if weight is not None:
+        y = c.elementwise([y, c.reshape(weight, per_channel)],
+                          lambda n: op2("arith.mulf", n))
+    if bias is not None:
+        y = c.elementwise([y, c.reshape(bias, per_channel)],
+                          lambda n: op2("arith.addf", n))
+    return [y, mean, rstd]
+
+
+def cumulative(kind):
+    """cumsum / cumprod along a dimension (static length): each output
+    element reduces the inputs at and before it (a generic over (..., i,
+    j) masked to j <= i; quadratic in the length, for sequence-length
+    scans such as position ids from an attention mask)."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        rank = len(x.shape)
+        dim = (args[1] if len(args) > 1 else kwargs["dim"]) % rank
+        if not is_static(x.shape[dim]):
+            raise c.error("a cumulative op along a symbolic size is not "
+                          "supported")
+        elem = "i64" if x.elem in ("i1", "i64") else "f32"
+        x = c.cast(x, elem) if x.elem != elem and x.elem not in \
+            HALF_TYPES else x
+        j = "d%d" % rank
+        in_exprs = ["d%d" % i if i != dim else j for i in range(rank)]
+        window = Value(c.empty([x.shape[dim]]), [x.shape[dim]])
+        neutral = 0 if kind == "sum" else 1
+        init = c.filled(x.shape, neutral, elem, device=x.device)
+        op = {("sum", "f32"): "arith.addf", ("sum", "i64"): "arith.addi",
+              ("prod", "f32"): "arith.mulf",
+              ("prod", "i64"): "arith.muli"}[(kind, elem)]
+
+        def body(a, o):
+            return ["%%i = linalg.index %d : index" % dim,
+                    "%%j = linalg.index %d : index" % rank,
+                    "%in_range = arith.cmpi ule, %j, %i : index",
+                    "%%neutral = arith.constant %s : %s"
+                    % (literal(neutral, elem), elem),
+                    "%%v = arith.select %%in_range, %s, %%neutral : %s"
+                    % (a[0], elem),
+                    "%%r = %s %s, %%v : %s" % (op, o, elem)], "%r"
+        return c.generic(x.shape, [(x, in_exprs), (window, [j])], body,
+                         init=init, out_map=["d%d" % i for i in range(rank)],
+                         iterators=["parallel"] * rank + ["reduction"],
+                         out_elem=elem)
+    return convert
+
+
+def upsample_bilinear(c, args, kwargs):
+    """upsample_bilinear2d (and .vec): each output pixel interpolates the
+    four input pixels around its source position, PyTorch's
+    half-pixel mapping (align_corners false, negative positions clamped
+    to 0) or the corner-aligned one."""
+    x = c.value(args[0])
+    out_shape = c.node["outputs"][0]["shape"]
+    if c.node.get("overload") == "vec":
+        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
+        scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
+    else:
+        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
+        scales = [args[3], args[4]] if len(args) > 4 else None
+        if scales is not None and all(v is None for v in scales):
+            scales = None
+    sizes = x.shape[2:]
+    if not all(is_static(d) for d in list(sizes) + out_shape[2:]):
+        raise c.error("upsampling symbolic sizes is not supported")
+
+    def ratio(i):
+        size, out = sizes[i], out_shape[2 + i]
+        if align:
+            return (size - 1) / (out - 1) if out > 1 else 0.0
+        if scales is not None and scales[i]:
+            return 1.0 / float(scales[i])
+        return size / out
+
+    ratios = [ratio(0), ratio(1)]
+    elem_in = x.elem
+
+    def body(a, o):
+        lines = []
+        coords = {}
+        for axis, (dim, size) in enumerate(zip((2, 3), sizes)):
+            t = "y" if axis == 0 else "x"
+            lines += [
+                "%%%s_i = linalg.index %d : index" % (t, dim),
+                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
+                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
+                "%%%s_r = arith.constant %s : f32"
+                % (t, float_literal(ratios[axis]))]
+            if align:
+                lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
+                             % (t, t, t))
+            else:
+                lines += [
+                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
+                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
+                    "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t),
+                    "%%%s_s = arith.subf %%%s_m, %%%s_half : f32"
+                    % (t, t, t),
+                    "%%%s_zero = arith.constant 0.000000000e+00 : f32" % t,
+                    "%%%s_src = arith.maximumf %%%s_s, %%%s_zero : f32"
+                    % (t, t, t)]
+            lines += [
+                "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
+                "%%%s_w = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
+                "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
+                "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index"
+                % (t, t),
+                "%%%s_one = arith.constant 1 : index" % t,
+                "%%%s_last = arith.constant %d : index" % (t, size - 1),
+                "%%%s_up = arith.addi %%%s_lo, %%%s_one : index" % (t, t, t),
+                "%%%s_hi = arith.minsi %%%s_up, %%%s_last : index"
+                % (t, t, t)]
+            coords[t] = ("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_w" % t)
+        lines += ["%n = linalg.index 0 : index",
+                  "%ch = linalg.index 1 : index"]
+        picks = {}
+        for ty, row in (("lo", coords["y"][0]), ("hi", coords["y"][1])):
+            for tx, col in (("lo", coords["x"][0]), ("hi", coords["x"][1])):
+                name = "%%p_%s_%s" % (ty, tx)
+                lines.append("%s = tensor.extract %s[%%n, %%ch, %s, %s] : %s"
+                             % (name, x.name, row, col, x.type))
+                if elem_in in HALF_TYPES:
+                    lines.append("%s_f = arith.extf %s : %s to f32"
+                                 % (name, name, elem_in))
+                    name += "_f"
+                picks[(ty, tx)] = name
+        wy, wx = coords["y"][2], coords["x"][2]
+        lines += [
+            "%%top_d = arith.subf %s, %s : f32" % (picks[("lo", "hi")],
+                                                   picks[("lo", "lo")]),
+            "%%top_s = arith.mulf %%top_d, %s : f32" % wx,
+            "%%top = arith.addf %s, %%top_s : f32" % picks[("lo", "lo")],
+            "%%bot_d = arith.subf %s, %s : f32" % (picks[("hi", "hi")],
+                                                   picks[("hi", "lo")]),
+            "%%bot_s = arith.mulf %%bot_d, %s : f32" % wx,
+            "%%bot = arith.addf %s, %%bot_s : f32" % picks[("hi", "lo")],
+            "%mid_d = arith.subf %bot, %top : f32",
+            "%%mid_s = arith.mulf %%mid_d, %s : f32" % wy,
+            "%r = arith.addf %top, %mid_s : f32"]
+        return lines, "%r"
+    if len(x.shape) != 4:
+        raise c.error("bilinear upsampling takes 4-D tensors")
+    if x.elem not in ("f32",) + HALF_TYPES:
+        raise c.error("bilinear upsampling of %s tensors" % x.elem)
+    return c.generic(out_shape, [], body, init=c.empty(out_shape, x.elem,
+                                                       x.device),
+                     out_elem=x.elem)
+
+
+def conv_transpose(c, x, weight, bias, out_shape, stride, padding, dilation,
+                   output_padding, groups):
+    """A transposed convolution as the convolution it is the gradient of:
+    the input spread out by the stride (zeros between), padded by
+    dilation * (k - 1) - padding (plus output_padding at the end), and
+    convolved at stride 1 with the filters flipped and their in/out
+    channels swapped per group."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    if not all(is_static(d) for d in x.shape[1:] + weight.shape):
+        raise c.error("transposed convolution needs static sizes")
+    spread_shape = x.shape[:2] + [(x.shape[2 + i] - 1) * stride[i] + 1
+                                  for i in range(count)]
+    x = c.cast(x, "f32")
+    if any(s != 1 for s in stride):
+        zeros = c.filled(spread_shape, 0.0, device=x.device)
+        name = c.fresh("spread")
+        rank = len(x.shape)
+        c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
+            name, x.name, zeros, [0] * rank, c.sizes(x.shape),
+            [1, 1] + list(stride), x.type, tensor_type(spread_shape)))
+        x = Value(name, spread_shape, device=x.device)
+    low = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(count)]
+    if any(v < 0 for v in low):
+        raise c.error("transposed convolution with padding larger than "
+                      "dilation * (kernel - 1) is not supported")
+    high = [low[i] + output_padding[i] for i in range(count)]
+    x = pad_spatial(c, x, count, low, high, 0.0)
+    cin, fg = weight.shape[0], weight.shape[1]
+    cg = cin // groups
+    weight = c.cast(weight, "f32")
+    # flipped[g, f, ch, k...] = weight[g * cg + ch, f, K - 1 - k...]
+    flipped_shape = [groups, fg, cg] + kernel
+    w_map = ["d0 * %d + d2" % cg, "d1"] + [
+        "%d - d%d" % (kernel[i] - 1, 3 + i) for i in range(count)]
+    flipped = c.generic(flipped_shape, [(weight, w_map)],
+                        lambda a, o: ([], a[0]))
+    flipped = c.reshape(flipped, [groups * fg, cg] + kernel)
+    ones = [1] * count
+    if fg >= 4 and cg * product_of(kernel) >= 8:
+        result = conv_as_matmul(c, x, flipped, out_shape, groups, ones,
+                                dilation)
+    else:
+        result = conv_direct(c, x, flipped, out_shape, groups, ones,
+                             dilation)
+    if bias is not None:
+        b = c.reshape(c.value(bias), [groups * fg] + [1] * count)
+        result = c.elementwise([result, b], lambda n: op2("arith.addf", n))
+    return result
+
+
 # Ops that only make a tensor: one nothing reads is not converted.
 UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
                   "aten::empty_like", "aten::zeros_like", "aten::ones_like",
@@ -2909,6 +3144,10 @@ OPS = {
     "aten::gather": gather,
     "aten::tril": triangle(True),
     "aten::triu": triangle(False),
+    "aten::native_group_norm": group_norm,
+    "aten::cumsum": cumulative("sum"),
+    "aten::cumprod": cumulative("prod"),
+    "aten::upsample_bilinear2d": upsample_bilinear,
     "aten::upsample_nearest1d": upsample_nearest,
     "aten::upsample_nearest2d": upsample_nearest,
     "aten::upsample_nearest3d": upsample_nearest,

@@ -102,7 +102,7 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             worst = max(worst, (g.float() - w.float()).abs().max().item())
             ok = ok and (programs.half_close(g, w, e) if half else
                          torch.allclose(g.float(), w.float(), rtol=rtol,
-                                        atol=atol))
+                                        atol=atol, equal_nan=True))
         failures += not ok
         print("%s %s (max abs difference %.2e)"
               % ("ok" if ok else "FAILED", label, worst))

@@ -346,6 +346,35 @@ def math_ops(x, y, ids):
     return (pointwise, acts) + tuple(reductions) + tuple(shapes)
 
 
+class Decoder(torch.nn.Module):
+    """Layers of image decoders and sequence models: group norm,
+    transposed convolutions (strided with output padding, grouped and
+    dilated, 1-D), bilinear upsampling (half-pixel and corner-aligned, by
+    a factor and to a size), and cumulative sums and products (position
+    ids from a mask)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.GroupNorm(2, 8)
+        self.up = torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1,
+                                           output_padding=1)
+        self.grouped = torch.nn.ConvTranspose2d(4, 6, 3, padding=2,
+                                                dilation=2, groups=2)
+        self.line = torch.nn.ConvTranspose1d(3, 8, 4, stride=3)
+        self.eval()
+
+    def forward(self, x, y, mask):
+        F = torch.nn.functional
+        h = self.grouped(torch.relu(self.up(self.norm(x))))
+        a = F.interpolate(h, scale_factor=2, mode="bilinear",
+                          align_corners=False)
+        b = F.interpolate(h, size=(13, 11), mode="bilinear",
+                          align_corners=True)
+        positions = mask.long().cumsum(-1) - 1
+        return (a, b, self.line(y), positions, y.cumsum(1),
+                (y * 0.5 + 1).cumprod(-1))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -420,6 +449,8 @@ def programs():
                                 torch.randn(3, 4, 11)]),
         "math_ops": (math_ops, [torch.randn(8, 4), torch.randn(8, 4),
                                 torch.tensor([3, 0, 2, 2, 1])]),
+        "decoder": (Decoder(), [torch.randn(2, 8, 5, 4), torch.randn(2, 3, 6),
+                                torch.randn(2, 7) > 0]),
     }
 
 
