@@ -1299,10 +1299,13 @@ def select(c, args, kwargs):
 
 
 def cat(c, args, kwargs):
-    tensors = [c.value(a) for a in args[0]]
+    return cat_values(c, [c.value(a) for a in args[0]],
+                      args[1] if len(args) > 1 else kwargs.get("dim", 0))
+
+
+def cat_values(c, tensors, dim):
     elem = tensors[0].elem
     tensors = [c.cast(t, elem) for t in tensors]
-    dim = (args[1] if len(args) > 1 else kwargs.get("dim", 0))
     rank = len(tensors[0].shape)
     dim %= rank
     shape = list(tensors[0].shape)
@@ -1324,10 +1327,127 @@ def cat(c, args, kwargs):
 
 
 def addmm(c, args, kwargs):
+    """addmm / baddbmm: beta * input + alpha * (a @ b)."""
     bias, a, b = (c.value(x) for x in args[:3])
-    if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1:
-        raise c.error("beta and alpha other than 1 are not supported")
-    return c.elementwise([c.matmul(a, b), bias], lambda n: op2("arith.addf", n))
+    beta = float(kwargs.get("beta", args[3] if len(args) > 3 else 1))
+    alpha = float(kwargs.get("alpha", args[4] if len(args) > 4 else 1))
+    product_ = c.matmul(a, b)
+    if beta == 1 and alpha == 1:
+        return c.elementwise([product_, bias], lambda n: op2("arith.addf", n))
+    if beta == 0:   # input is ignored, NaN included, as PyTorch does
+        return c.elementwise([product_, alpha], lambda n: op2("arith.mulf",
+                                                              n))
+    return c.elementwise([product_, bias, alpha, beta], lambda n: ([
+        "%%p = arith.mulf %s, %s : f32" % (n[0], n[2]),
+        "%%q = arith.mulf %s, %s : f32" % (n[1], n[3]),
+        "%r = arith.addf %p, %q : f32"], "%r"))
+
+
+def general_matmul(c, a, b):
+    """torch.matmul: vectors promoted and their dimension dropped after,
+    batch dimensions broadcast, as one matmul or batch_matmul."""
+    vector_a, vector_b = len(a.shape) == 1, len(b.shape) == 1
+    if vector_a:
+        a = c.reshape(a, [1] + a.shape)
+    if vector_b:
+        b = c.reshape(b, b.shape + [1])
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        out = c.matmul(a, b)
+    elif len(b.shape) == 2:
+        # (..., m, k) @ (k, n): one matmul over the flattened rows.
+        rows = from_product(product(a.shape[:-1]))
+        out = c.matmul(c.reshape(a, [rows, a.shape[-1]]), b)
+        out = c.reshape(out, a.shape[:-1] + [b.shape[-1]])
+    else:
+        try:
+            batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
+        except ValueError as error:
+            raise c.error(str(error))
+        count = from_product(product(batch))
+
+        def batched(x):
+            full = batch + x.shape[-2:]
+            if x.shape != full:
+                x = c.generic(full, [(x, c.broadcast_map(x.shape, full))],
+                              lambda a_, o: ([], a_[0]), out_elem=x.elem)
+            return c.reshape(x, [count] + x.shape[-2:])
+        out = c.matmul(batched(a), batched(b))
+        out = c.reshape(out, batch + [a.shape[-2], b.shape[-1]])
+    if vector_a:
+        out = c.reshape(out, out.shape[:-2] + out.shape[-1:])
+    if vector_b:
+        out = c.reshape(out, out.shape[:-1])
+    return out
+
+
+def linear(c, args, kwargs):
+    """linear(x, w, b): x @ w^T + b over any leading dimensions."""
+    x, weight = c.value(args[0]), c.value(args[1])
+    bias = args[2] if len(args) > 2 else kwargs.get("bias")
+    out = general_matmul(c, x, c.permute(weight, [1, 0]) if len(
+        weight.shape) == 2 else weight)
+    if bias is not None:
+        out = c.elementwise([out, c.value(bias)],
+                            lambda n: op2("arith.addf", n))
+    return out
+
+
+def rms_norm(fused):
+    """rms_norm(x, normalized_shape, weight, eps): x / sqrt(mean(x^2) +
+    eps) * weight over the normalized dimensions (eps defaults to the
+    dtype's machine epsilon); _fused_rms_norm also gives 1/rms."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        normalized = list(args[1])
+        weight = args[2] if len(args) > 2 else kwargs.get("weight")
+        eps = args[3] if len(args) > 3 else kwargs.get("eps")
+        if eps is None:
+            eps = {"f32": 1.1920928955078125e-07, "f16": 0.0009765625,
+                   "bf16": 0.0078125}.get(x.elem, 1.1920928955078125e-07)
+        rank = len(x.shape)
+        dims = list(range(rank - len(normalized), rank))
+        count = c.count([x.shape[d] for d in dims])
+        squares = c.elementwise([x], lambda n: (
+            ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+        mean = c.elementwise([c.reduce(squares, dims, "sum"), count],
+                             lambda n: op2("arith.divf", n))
+        inverse = c.keepdim(c.elementwise([mean, float(eps)], lambda n: (
+            ["%%s = arith.addf %s, %s : f32" % tuple(n),
+             "%r = math.rsqrt %s : f32"], "%r")), x.shape, dims)
+        y = c.elementwise([x, inverse], lambda n: op2("arith.mulf", n))
+        if weight is not None:
+            y = c.elementwise([y, c.value(weight)],
+                              lambda n: op2("arith.mulf", n))
+        return [y, inverse] if fused else y
+    return convert
+
+
+def unbind(c, args, kwargs):
+    x = c.value(args[0])
+    dim = (args[1] if len(args) > 1 else kwargs.get("dim", 0)) % len(
+        x.shape)
+    if not is_static(x.shape[dim]):
+        raise c.error("unbind along a symbolic size is not supported")
+    return [select(c, [args[0], dim, i], {}) for i in range(x.shape[dim])]
+
+
+def stack(c, args, kwargs):
+    tensors = [c.value(a) for a in args[0]]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+    dim %= len(tensors[0].shape) + 1
+    return cat_values(c, [c.reshape(t, t.shape[:dim] + [1] + t.shape[dim:])
+                          for t in tensors], dim)
+
+
+def fill(c, args, kwargs):
+    """fill(x, value) (fill_ in place): x's shape filled with a number or
+    a one-element tensor."""
+    x, value = c.value(args[0]), args[1]
+    if isinstance(value, dict):
+        v = c.value(value)
+        return c.generic(x.shape, [(v, ["0"] * len(v.shape))],
+                         lambda a, o: ([], a[0]), out_elem=x.elem)
+    return filled_like(float(value))(c, args, kwargs)
 
 
 def identity(c, args, kwargs):
@@ -3068,6 +3188,16 @@ OPS = {
     "aten::mm": lambda c, a, k: c.matmul(c.value(a[0]), c.value(a[1])),
     "aten::bmm": lambda c, a, k: c.matmul(c.value(a[0]), c.value(a[1])),
     "aten::addmm": addmm,
+    "aten::baddbmm": addmm,
+    "aten::linear": linear,
+    "aten::matmul": lambda c, a, k: general_matmul(c, c.value(a[0]),
+                                                   c.value(a[1])),
+    "aten::rms_norm": rms_norm(False),
+    "aten::_fused_rms_norm": rms_norm(True),
+    "aten::unbind": unbind,
+    "aten::stack": stack,
+    "aten::fill": fill,
+    "aten::zero": filled_like(0.0),
     "aten::t": transpose,
     "aten::transpose": transpose,
     "aten::permute": lambda c, a, k: c.permute(c.value(a[0]), list(a[1])),
