@@ -1455,7 +1455,13 @@ def identity(c, args, kwargs):
 
 
 def pow_scalar(c, args, kwargs):
-    x, exponent = c.value(args[0]), args[1]
+    """pow of a tensor by a number (x * x for 2), of a number by a tensor,
+    or of two tensors (broadcast), through f32."""
+    base, exponent = args[0], args[1]
+    if not isinstance(base, dict) or isinstance(exponent, dict):
+        return c.elementwise([c.operand(base), c.operand(exponent)],
+                             lambda n: op2("math.powf", n))
+    x = c.value(base)
     if exponent == 2:
         return c.elementwise([x], lambda n: (
             ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))

@@ -310,7 +310,8 @@ class Volumes(torch.nn.Module):
 def math_ops(x, y, ids):
     """Pointwise math and activations (floor, ceil, round half to even,
     sign, exp2/log2/log10/log1p/expm1, tan, atan, atan2, softplus, elu,
-    selu, hardswish, hardsigmoid, mish, logsigmoid), reductions (amin,
+    selu, hardswish, hardsigmoid, mish, logsigmoid, pow of tensors and
+    numbers either way), reductions (amin,
     prod, argmax/argmin with ties and keepdim, max/min along a dim and of
     everything, var/std with and without Bessel's correction, var_mean,
     logsumexp, any/all, vector norms of several orders) and shape ops
@@ -322,7 +323,8 @@ def math_ops(x, y, ids):
                  torch.sign(s - 1) + torch.exp2(x) + torch.log2(x.abs() + 1) +
                  torch.log10(x.abs() + 1) + torch.log1p(x.abs()) +
                  torch.expm1(x) + torch.tan(x * 0.5) + torch.atan(s) +
-                 torch.atan2(x, y))
+                 torch.atan2(x, y) + torch.pow(x.abs() + 0.5, y) +
+                 torch.pow(2.0, y) + x ** 3)
     acts = (F.softplus(s) + F.softplus(s, beta=2.0, threshold=3.0) +
             F.elu(s) + F.selu(s) + F.hardswish(s) + F.hardsigmoid(s) +
             F.mish(s) + F.logsigmoid(s))
