@@ -3091,6 +3091,90 @@ def conv_transpose(c, x, weight, bias, out_shape, stride, padding, dilation,
     return result
 
 
+def scatter(mode):
+    """scatter (src or value), scatter_add and index_add: writes along
+    `dim` where the index names a position, as one generic over x's
+    dimensions and a reduction over the index's `dim` (the last write wins
+    where indices repeat, which PyTorch leaves undefined for scatter;
+    adds accumulate). Index tensors must have x's sizes off `dim`
+    (index_add's is 1-D)."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        rank = len(x.shape)
+        dim = args[1] % rank
+        idx = c.value(args[2])
+        alpha = 1.0
+        if mode == "index_add":
+            source = args[3]
+            alpha = float(kwargs.get("alpha", args[4] if len(args) > 4
+                                     else 1))
+            if len(idx.shape) != 1:
+                raise c.error("index_add takes a 1-D index")
+        else:
+            source = args[3] if len(args) > 3 else kwargs.get(
+                "src", kwargs.get("value"))
+        if idx.elem != "i64":
+            raise c.error("the index must be int64, not %s" % idx.elem)
+        if mode != "index_add" and (len(idx.shape) != rank or any(
+                normal_dim(idx.shape[d]) != normal_dim(x.shape[d])
+                for d in range(rank) if d != dim)):
+            raise c.error("scatter with an index smaller than the tensor "
+                          "off the scattered dimension is not supported")
+        if not is_static(x.shape[dim]):
+            raise c.error("scatter along a symbolic size is not supported")
+        k = "d%d" % rank
+        along = ["d%d" % d if d != dim else k for d in range(rank)]
+        idx_map = [k] if mode == "index_add" else along
+        inputs = [(idx, idx_map)]
+        if isinstance(source, dict):
+            inputs.append((c.value(source), along))
+        elif not isinstance(source, (int, float)) or isinstance(source,
+                                                                bool):
+            raise c.error("the scattered value must be a tensor or number")
+        adds = mode in ("add", "index_add")
+        value_elem = "f32" if x.elem in HALF_TYPES else x.elem
+        if value_elem not in ("f32", "i64"):
+            raise c.error("scatter into %s tensors is not supported"
+                          % x.elem)
+
+        def body(a, o):
+            lines = _wrapped_index("w", a[0], x.shape[dim])
+            lines += ["%%here = linalg.index %d : index" % dim,
+                      "%hit = arith.cmpi eq, %w, %here : index"]
+            if len(a) > 1:
+                value = a[1]
+                if value_elem == "f32" and c.value(source).elem == "i64":
+                    lines.append("%%vf = arith.sitofp %s : i64 to f32"
+                                 % value)
+                    value = "%vf"
+            else:
+                lines.append("%%value = arith.constant %s : %s"
+                             % (literal(source, value_elem), value_elem))
+                value = "%value"
+            if alpha != 1.0:
+                lines += ["%%alpha = arith.constant %s : f32"
+                          % float_literal(alpha),
+                          "%%scaled = arith.mulf %s, %%alpha : f32" % value]
+                value = "%scaled"
+            if adds:
+                add = "arith.addf" if value_elem == "f32" else "arith.addi"
+                lines += ["%%sum = %s %s, %s : %s" % (add, o, value,
+                                                      value_elem),
+                          "%%r = arith.select %%hit, %%sum, %s : %s"
+                          % (o, value_elem)]
+            else:
+                lines.append("%%r = arith.select %%hit, %s, %s : %s"
+                             % (value, o, value_elem))
+            return lines, "%r"
+        init = c.copy(c.cast(x, value_elem) if value_elem != x.elem
+                      else x)
+        return c.generic(x.shape, inputs, body, init=init.name,
+                         out_map=["d%d" % d for d in range(rank)],
+                         iterators=["parallel"] * rank + ["reduction"],
+                         out_elem=value_elem)
+    return convert
+
+
 # Ops that only make a tensor: one nothing reads is not converted.
 UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
                   "aten::empty_like", "aten::zeros_like", "aten::ones_like",
@@ -3278,6 +3362,9 @@ OPS = {
     "aten::index_select": index_select,
     "aten::_unsafe_index": index,
     "aten::gather": gather,
+    "aten::scatter": scatter("set"),
+    "aten::scatter_add": scatter("add"),
+    "aten::index_add": scatter("index_add"),
     "aten::tril": triangle(True),
     "aten::triu": triangle(False),
     "aten::native_group_norm": group_norm,
