@@ -3175,6 +3175,47 @@ def scatter(mode):
     return convert
 
 
+def topk(c, args, kwargs):
+    """topk(x, k, dim=-1, largest=True, sorted=True): k rounds of the
+    arg_reduce of max (min), each masking the element it took, so values
+    come sorted and, among equal values, earlier positions first; k must
+    be static and at most 64 (a round is a pass over x)."""
+    x = c.value(args[0])
+    k = args[1]
+    rank = len(x.shape)
+    dim = (args[2] if len(args) > 2 else kwargs.get("dim", -1)) % rank
+    largest = args[3] if len(args) > 3 else kwargs.get("largest", True)
+    if not isinstance(k, int) or not 0 <= k <= 64:
+        raise c.error("topk needs a static k of at most 64, got %r" % (k,))
+    if x.elem not in ("f32",) + HALF_TYPES:
+        raise c.error("topk of %s tensors is not supported" % x.elem)
+    work = c.cast(x, "f32")
+    values, indices = [], []
+    for _ in range(k):
+        value, index = arg_reduce(c, work, dim, largest)
+        values.append(c.keepdim(value, work.shape, [dim]))
+        indices.append(c.keepdim(index, work.shape, [dim]))
+        wide = indices[-1]
+        masked = -math.inf if largest else math.inf
+
+        def body(a, o, dim=dim, masked=masked):
+            return ["%%i = linalg.index %d : index" % dim,
+                    "%ii = arith.index_cast %i : index to i64",
+                    "%%hit = arith.cmpi eq, %%ii, %s : i64" % a[1],
+                    "%%gone = arith.constant %s : f32" % float_literal(masked),
+                    "%%r = arith.select %%hit, %%gone, %s : f32" % a[0]], "%r"
+        work = c.generic(work.shape, [
+            (work, ["d%d" % i for i in range(rank)]),
+            (wide, ["0" if i == dim else "d%d" % i for i in range(rank)])],
+            body)
+    if k == 0:
+        shape = list(x.shape)
+        shape[dim] = 0
+        return [Value(c.filled(shape, 0.0), shape),
+                Value(c.filled(shape, 0, "i64"), shape, elem="i64")]
+    return [cat_values(c, values, dim), cat_values(c, indices, dim)]
+
+
 # Ops that only make a tensor: one nothing reads is not converted.
 UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
                   "aten::empty_like", "aten::zeros_like", "aten::ones_like",
@@ -3343,6 +3384,7 @@ OPS = {
     "aten::log_sigmoid_forward": log_sigmoid_forward,
     "aten::amin": reduction("min"),
     "aten::prod": reduction("prod"),
+    "aten::topk": topk,
     "aten::argmax": argmax(True),
     "aten::argmin": argmax(False),
     "aten::max": max_dim(True),
