@@ -3216,6 +3216,27 @@ def topk(c, args, kwargs):
     return [cat_values(c, values, dim), cat_values(c, indices, dim)]
 
 
+def sort(c, args, kwargs):
+    """sort / argsort along a static dimension of at most 64 elements:
+    topk of all of them (earlier positions first among equal values, a
+    stable order)."""
+    x = c.value(args[0])
+    rank = len(x.shape)
+    if c.node["op"] == "aten::sort" and c.node.get("overload") == "stable":
+        dim = kwargs.get("dim", -1)
+        descending = kwargs.get("descending", False)
+    else:
+        dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+        descending = args[2] if len(args) > 2 else kwargs.get("descending",
+                                                               False)
+    dim %= rank
+    if not is_static(x.shape[dim]) or x.shape[dim] > 64:
+        raise c.error("sorting %s elements is not supported (a static "
+                      "size of at most 64)" % (x.shape[dim],))
+    values, indices = topk(c, [args[0], x.shape[dim], dim, descending], {})
+    return indices if c.node["op"] == "aten::argsort" else [values, indices]
+
+
 # Ops that only make a tensor: one nothing reads is not converted.
 UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
                   "aten::empty_like", "aten::zeros_like", "aten::ones_like",
@@ -3385,6 +3406,8 @@ OPS = {
     "aten::amin": reduction("min"),
     "aten::prod": reduction("prod"),
     "aten::topk": topk,
+    "aten::sort": sort,
+    "aten::argsort": sort,
     "aten::argmax": argmax(True),
     "aten::argmin": argmax(False),
     "aten::max": max_dim(True),

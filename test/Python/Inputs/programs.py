@@ -314,7 +314,7 @@ def math_ops(x, y, ids):
     numbers either way), reductions (amin,
     prod, argmax/argmin with ties and keepdim, max/min along a dim and of
     everything, var/std with and without Bessel's correction, var_mean,
-    logsumexp, any/all, vector norms of several orders, topk) and shape ops
+    logsumexp, any/all, vector norms of several orders, topk, sort) and shape ops
     (F.pad constant and cropping, flip, repeat, index_select, gather,
     tril/triu, nearest upsampling)."""
     F = torch.nn.functional
@@ -338,7 +338,8 @@ def math_ops(x, y, ids):
                   torch.linalg.vector_norm(x, 1), torch.norm(x, 3, 0),
                   torch.linalg.vector_norm(x, float("inf"), 1),
                   torch.topk(x, 3)[0], torch.topk(x, 3)[1],
-                  torch.topk(x, 2, 0, largest=False)[1]]
+                  torch.topk(x, 2, 0, largest=False)[1],
+                  torch.sort(x, 0, descending=True)[0], torch.argsort(x, 1)]
     padded = F.pad(x, (1, 2, 0, 1), value=0.5) + 0
     cropped = F.pad(x, (-1, 1, 0, -2))
     image = x.view(1, 2, 4, 4)
