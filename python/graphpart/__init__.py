@@ -2,8 +2,9 @@
 torch), convert them to MLIR without torch (convert.py), read and write the
 serialized graphs (format.py: load_graph, save_graph), run artifacts on
 torch tensors (runtime.py: load), register custom ops written in Python
-as externs (externs.py: register_extern) and do it all in one call
-(compiler.py: compile)."""
+as externs (externs.py: register_extern), do it all in one call
+(compiler.py: compile), and serve as a torch.compile backend (dynamo.py:
+graphpart.dynamo.register(), then backend="graphpart")."""
 from .format import GraphError, load as load_graph, save as save_graph  # noqa: F401
 from .convert import convert  # noqa: F401
 from .runtime import load  # noqa: F401
