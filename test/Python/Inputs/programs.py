@@ -75,6 +75,23 @@ class Block(torch.nn.Module):
         return x + self.down(torch.nn.functional.gelu(self.up(h)))
 
 
+class BlockItem(Block):
+    """The transformer block with an .item() in the middle: the largest
+    attention score, read on the host, scales the residual (as a model
+    that clips or logs a statistic does). torch.export records it as
+    _local_scalar_dense."""
+
+    def forward(self, x):
+        h = self.norm1(x)
+        q, k, v = self.q(h), self.k(h), self.v(h)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / 4.0
+        top = scores.max().item()
+        x = x + torch.matmul(torch.softmax(scores, dim=-1), v) / (
+            1.0 + abs(top))
+        h = self.norm2(x)
+        return x + self.down(torch.nn.functional.gelu(self.up(h)))
+
+
 def views(x, y):
     """Views, slices, concatenation and the other pointwise and reduction
     ops, without weights."""
@@ -405,7 +422,7 @@ def data_sized(x, n):
 
 RANDOM = {"dropout"}
 # Programs only torch.export captures (make_fx cannot trace .item()).
-EXPORT_ONLY = {"data_sized"}
+EXPORT_ONLY = {"data_sized", "block_item"}
 
 
 def half_close(got, want, exact):
@@ -477,6 +494,8 @@ def programs():
                                              for _ in range(4)]),
                                 torch.randint(0, 3, (4, 4)),
                                 torch.randint(0, 5, (9,))]),
+        # Last: entries above keep their random weights and inputs.
+        "block_item": (BlockItem(), [torch.randn(5, 16)]),
     }
 
 
