@@ -342,6 +342,87 @@ TEST_F(CudaProgramTest, RuntimeSizedBufferOnTheGpu) {
   EXPECT_GE(stats().poolBytes, 4096 + 4096);
 }
 
+// Device memory exhausted by someone else: the pool growth a new shape
+// needs fails with a clear error through the C ABI, and once that memory is
+// freed the same program allocates, captures and replays again.
+TEST_F(CudaProgramTest, OutOfDeviceMemoryIsAnErrorAndRecovers) {
+  // The driver as the runtime loads it, on the program's primary context.
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(cuda, nullptr);
+  using DevicePtr = unsigned long long;
+  auto deviceGet =
+      reinterpret_cast<int (*)(int *, int)>(dlsym(cuda, "cuDeviceGet"));
+  auto retain = reinterpret_cast<int (*)(void **, int)>(
+      dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+  auto release = reinterpret_cast<int (*)(int)>(
+      dlsym(cuda, "cuDevicePrimaryCtxRelease_v2"));
+  auto setCurrent =
+      reinterpret_cast<int (*)(void *)>(dlsym(cuda, "cuCtxSetCurrent"));
+  auto memAlloc = reinterpret_cast<int (*)(DevicePtr *, size_t)>(
+      dlsym(cuda, "cuMemAlloc_v2"));
+  auto memFree =
+      reinterpret_cast<int (*)(DevicePtr)>(dlsym(cuda, "cuMemFree_v2"));
+  ASSERT_TRUE(deviceGet && retain && release && setCurrent && memAlloc &&
+              memFree);
+  int device = 0;
+  void *context = nullptr;
+  ASSERT_EQ(deviceGet(&device, 0), 0);
+  ASSERT_EQ(retain(&context, device), 0);
+  ASSERT_EQ(setCurrent(context), 0);
+
+  // Take every block of 1 MiB or more that the device still has; freed
+  // whatever happens below.
+  struct Hog {
+    std::vector<DevicePtr> blocks;
+    int (*memFree)(DevicePtr);
+    void freeAll() {
+      for (DevicePtr block : blocks)
+        memFree(block);
+      blocks.clear();
+    }
+    ~Hog() { freeAll(); }
+  } hog{{}, memFree};
+  for (size_t chunk = size_t(1) << 30; chunk >= (size_t(1) << 20); chunk /= 2)
+    for (DevicePtr block = 0; memAlloc(&block, chunk) == 0;)
+      hog.blocks.push_back(block);
+  ASSERT_FALSE(hog.blocks.empty());
+
+  struct Body {
+    void *function;
+    void *buffer = nullptr;
+    int64_t amount = 3;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<Body *>(data);
+      if (gpRtStatus status = gpRtAllocate(stream, 64 << 20, &self->buffer))
+        return status;
+      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+      void *params[] = {&self->buffer, &self->amount};
+      return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
+                                  params);
+    }
+  } body{add};
+  int64_t key = 64 << 20;
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+            GP_RT_ERROR_BACKEND);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("out of memory"),
+            std::string::npos)
+      << gpRtGetLastError();
+
+  hog.freeAll();
+  for (int run = 0; run < 3; ++run) // warm-up, capture and replay, replay
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+              GP_RT_SUCCESS)
+        << gpRtGetLastError();
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  zeroSlot(body.buffer);
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+  EXPECT_EQ(readSlot(body.buffer), 3);
+  EXPECT_GE(stats().replays, 2);
+  release(device);
+}
+
 // CUDA errors come back as codes with messages; the process goes on.
 TEST_F(CudaProgramTest, DriverErrorsAreReported) {
   void *module = nullptr;
