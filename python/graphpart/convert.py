@@ -1548,7 +1548,22 @@ def clamp(c, args, kwargs):
     low = args[1] if len(args) > 1 else kwargs.get("min")
     high = args[2] if len(args) > 2 else kwargs.get("max")
     if isinstance(low, dict) or isinstance(high, dict):
-        raise c.error("tensor bounds are not supported (numbers only)")
+        # clamp.Tensor: bounds broadcast like operands.
+        operands = [c.value(args[0])] + [c.operand(b) for b in (low, high)
+                                         if b is not None]
+
+        def compute(n):
+            lines, value, at = [], n[0], 1
+            if low is not None:
+                lines.append("%%a = arith.maximumf %s, %s : f32"
+                             % (value, n[at]))
+                value, at = "%a", at + 1
+            if high is not None:
+                lines.append("%%b = arith.minimumf %s, %s : f32"
+                             % (value, n[at]))
+                value = "%b"
+            return lines, value
+        return c.elementwise(operands, compute)
     return c.elementwise([c.value(args[0])], clamp_between(low, high))
 
 

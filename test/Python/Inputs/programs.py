@@ -328,7 +328,7 @@ def math_ops(x, y, ids):
     """Pointwise math and activations (floor, ceil, round half to even,
     sign, exp2/log2/log10/log1p/expm1, tan, atan, atan2, softplus, elu,
     selu, hardswish, hardsigmoid, mish, logsigmoid, pow of tensors and
-    numbers either way), reductions (amin,
+    numbers either way, clamp to tensor bounds), reductions (amin,
     prod, argmax/argmin with ties and keepdim, max/min along a dim and of
     everything, var/std with and without Bessel's correction, var_mean,
     logsumexp, any/all, vector norms of several orders, topk, sort) and shape ops
@@ -341,7 +341,8 @@ def math_ops(x, y, ids):
                  torch.log10(x.abs() + 1) + torch.log1p(x.abs()) +
                  torch.expm1(x) + torch.tan(x * 0.5) + torch.atan(s) +
                  torch.atan2(x, y) + torch.pow(x.abs() + 0.5, y) +
-                 torch.pow(2.0, y) + x ** 3)
+                 torch.pow(2.0, y) + x ** 3 + torch.clamp(x, y - 0.5, y + 0.5) +
+                 torch.clamp(x, min=y))
     acts = (F.softplus(s) + F.softplus(s, beta=2.0, threshold=3.0) +
             F.elu(s) + F.selu(s) + F.hardswish(s) + F.hardsigmoid(s) +
             F.mish(s) + F.logsigmoid(s))
