@@ -1931,9 +1931,15 @@ def masked_fill(c, args, kwargs):
     x, mask, value = c.value(args[0]), c.value(args[1]), args[2]
     if mask.elem != "i1":
         raise c.error("the mask must be bool, not %s" % mask.elem)
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if isinstance(value, dict):   # masked_fill.Tensor: a 0-d tensor value
+        value = c.value(value)
+        if from_product(product(value.shape)) != 1:
+            raise c.error("the fill value must have one element")
+    elif not isinstance(value, (int, float)) or isinstance(value, bool):
         raise c.error("the fill value must be a number")
-    return c.elementwise([mask, float(value), x], lambda n: (
+    else:
+        value = float(value)
+    return c.elementwise([mask, value, x], lambda n: (
         ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
         keep_bool=(0,))
 

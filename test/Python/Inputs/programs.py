@@ -333,7 +333,7 @@ def math_ops(x, y, ids):
     everything, var/std with and without Bessel's correction, var_mean,
     logsumexp, any/all, vector norms of several orders, topk, sort) and shape ops
     (F.pad constant and cropping, flip, repeat, index_select, gather,
-    tril/triu, nearest upsampling)."""
+    tril/triu, nearest upsampling, masked_fill with a tensor value)."""
     F = torch.nn.functional
     s = x * 3
     pointwise = (torch.floor(s) + torch.ceil(s) + torch.round(s) +
@@ -365,7 +365,8 @@ def math_ops(x, y, ids):
               torch.index_select(x, 1, ids), torch.gather(x, 1, ids.view(1, -1)
                                                           .expand(8, -1)),
               torch.tril(x[:, :4], -1) + torch.triu(x[:, :4], 1),
-              F.interpolate(image, scale_factor=2, mode="nearest")]
+              F.interpolate(image, scale_factor=2, mode="nearest"),
+              x.masked_fill(x > 0, y[0, 0])]
     return (pointwise, acts) + tuple(reductions) + tuple(shapes)
 
 
