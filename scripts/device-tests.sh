@@ -8,6 +8,8 @@
 #   bash scripts/device-tests.sh dynamo-save     # there: torch.compile saves
 #   bash scripts/device-tests.sh dynamo-compile  # here: compile-cache
 #   bash scripts/device-tests.sh dynamo-replay   # there: replays the cache
+#   bash scripts/device-tests.sh models    # there: capture whole models
+#   bash scripts/device-tests.sh bench [NAME ...]  # there: per-step times
 #
 # `prepare` compiles every program the cuda tests use for the cuda target
 # into build-device/artifacts and copies lit, FileCheck, not and count (with
@@ -34,6 +36,13 @@
 # back to build-device/dynamo-cache, `dynamo-compile` compiles it for cuda
 # here, and `dynamo-replay` runs the same programs there, each call after a
 # graph's first replaying its artifact, against PyTorch eager.
+#
+# `models` captures test/Python/Inputs/models.py's models (a small Hugging
+# Face GPT-2, torchvision's ResNet-18) with torch.export into
+# $GP_CAPTURE_OUT/models; brought back to build-device-captured/, `prepare`
+# compiles them with the other captured graphs and `python` runs them.
+# `bench` times the compiled programs (bench/pytorch_models.py: graphpart.load
+# against eager and reduce-overhead in one process, each result checked).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/build-device"
@@ -171,6 +180,22 @@ dynamo_stage() {
   esac
 }
 
+models_stage() {
+  python3 "$root/test/Python/Inputs/models.py" \
+    "${GP_CAPTURE_OUT:-$out/captured-new}/models"
+}
+
+bench_stage() {
+  build_runtime
+  local work status=0
+  for work in "$out/python" "$out/python-captured"; do
+    [ -f "$work/manifest.json" ] || continue
+    python3 "$root/bench/pytorch_models.py" \
+      "$root/build-rt/lib/libgpruntime.so" "$work" "$@" || status=1
+  done
+  return $status
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
@@ -178,5 +203,7 @@ case "${1:-}" in
   dynamo-save) dynamo_stage save ;;
   dynamo-compile) dynamo_stage compile ;;
   dynamo-replay) dynamo_stage replay ;;
-  *) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  models) models_stage ;;
+  bench) shift; bench_stage "$@" ;;
+  *) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
