@@ -1776,6 +1776,29 @@ def _wrapped_index(name, raw, size):
             % (name, name, name, name)]
 
 
+def _clamped_index(name, raw, size):
+    """Lines making `%name_in` the index `raw` selects in a dimension of
+    `size`: wrapped as PyTorch counts negatives, then clamped into the
+    dimension (an index PyTorch would refuse reads the nearest element,
+    never memory outside the tensor)."""
+    return _wrapped_index(name, raw, size) + [
+        "%%%s_last = arith.constant %d : index" % (name, size - 1),
+        "%%%s_lo = arith.maxsi %%%s, %%%s_zero : index" % (name, name, name),
+        "%%%s_in = arith.minsi %%%s_lo, %%%s_last : index"
+        % (name, name, name)]
+
+
+def _extract_lines(x, coords):
+    """Lines reading `x` at `coords` inside a generic body, widened to
+    f32 for half types; returns (lines, the value's name)."""
+    lines = ["%%v = tensor.extract %s[%s] : %s"
+             % (x.name, ", ".join(coords), x.type)]
+    if x.elem in HALF_TYPES:
+        lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
+        return lines, "%vf"
+    return lines, "%v"
+
+
 def index(c, args, kwargs):
     """x[i] / x[:, i, j] with int64 index tensors (aten::index.Tensor): a
     gather. An index outside the dimension (an error in PyTorch) reads the
@@ -1790,23 +1813,14 @@ def index(c, args, kwargs):
         for d in range(len(x.shape)):
             if p <= d < p + n:
                 t = d - p
-                lines += _wrapped_index("w%d" % t, a[t], x.shape[d])
-                lines += ["%%w%d_last = arith.constant %d : index"
-                          % (t, x.shape[d] - 1),
-                          "%%w%d_lo = arith.maxsi %%w%d, %%w%d_zero : index"
-                          % (t, t, t),
-                          "%%coord%d = arith.minsi %%w%d_lo, %%w%d_last : index"
-                          % (d, t, t)]
+                lines += _clamped_index("w%d" % t, a[t], x.shape[d])
+                coords.append("%%w%d_in" % t)
             else:
                 lines.append("%%coord%d = linalg.index %d : index"
                              % (d, d if d < p else d - n + r))
-            coords.append("%%coord%d" % d)
-        lines.append("%%v = tensor.extract %s[%s] : %s"
-                     % (x.name, ", ".join(coords), x.type))
-        if x.elem in HALF_TYPES:
-            lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
-            return lines, "%vf"
-        return lines, "%v"
+                coords.append("%%coord%d" % d)
+        read, value = _extract_lines(x, coords)
+        return lines + read, value
     return c.generic(out_shape, [(v, ["d%d" % (p + i) for i in range(r)])
                                  for v in idx], body, out_elem=x.elem)
 
@@ -2795,10 +2809,7 @@ def gather(c, args, kwargs):
         raise c.error("gather takes int64 indices, not %s" % idx.elem)
 
     def body(a, out):
-        lines = _wrapped_index("w", a[0], x.shape[dim])
-        lines += ["%%w_last = arith.constant %d : index" % (x.shape[dim] - 1),
-                  "%w_lo = arith.maxsi %w, %w_zero : index",
-                  "%w_in = arith.minsi %w_lo, %w_last : index"]
+        lines = _clamped_index("w", a[0], x.shape[dim])
         coords = []
         for d in range(len(x.shape)):
             if d == dim:
@@ -2806,12 +2817,8 @@ def gather(c, args, kwargs):
             else:
                 lines.append("%%coord%d = linalg.index %d : index" % (d, d))
                 coords.append("%%coord%d" % d)
-        lines.append("%%v = tensor.extract %s[%s] : %s"
-                     % (x.name, ", ".join(coords), x.type))
-        if x.elem in HALF_TYPES:
-            lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
-            return lines, "%vf"
-        return lines, "%v"
+        read, value = _extract_lines(x, coords)
+        return lines + read, value
     if not is_static(x.shape[dim]):
         raise c.error("gather along a symbolic size is not supported")
     return c.generic(idx.shape, [(idx, ["d%d" % i for i in

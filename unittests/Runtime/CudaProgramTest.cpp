@@ -62,6 +62,25 @@ protected:
     }
   };
 
+  /// A body that allocates `bytes` of run-time-sized memory and adds
+  /// `amount` to its first int64.
+  struct AllocateAndAdd {
+    void *function;
+    int64_t bytes;
+    int64_t amount;
+    void *buffer = nullptr;
+    static gpRtStatus run(gpRtStream *stream, void *data) {
+      auto *self = static_cast<AllocateAndAdd *>(data);
+      if (gpRtStatus status =
+              gpRtAllocate(stream, self->bytes, &self->buffer))
+        return status;
+      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+      void *params[] = {&self->buffer, &self->amount};
+      return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
+                                  params);
+    }
+  };
+
   int64_t readSlot(void *slot) {
     int64_t value = -1;
     EXPECT_EQ(gpRtCopyFromProgram(program, &value, slot, sizeof(value)),
@@ -312,30 +331,17 @@ TEST_F(CudaProgramTest, ReleaseBringsLiveCountsToZero) {
 // A buffer sized at run time gets device memory from the key's pool: the
 // graph keeps writing to the same address on every replay.
 TEST_F(CudaProgramTest, RuntimeSizedBufferOnTheGpu) {
-  struct Body {
-    void *function;
-    void *buffer = nullptr;
-    int64_t amount = 5;
-    static gpRtStatus run(gpRtStream *stream, void *data) {
-      auto *self = static_cast<Body *>(data);
-      if (gpRtStatus status = gpRtAllocate(stream, 4096, &self->buffer))
-        return status;
-      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-      void *params[] = {&self->buffer, &self->amount};
-      return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
-                                  params);
-    }
-  } body{add};
+  AllocateAndAdd body{add, 4096, 5};
   int64_t key = 4096;
-  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
             GP_RT_SUCCESS); // warm-up
-  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
             GP_RT_SUCCESS) // capture, replay
       << gpRtGetLastError();
   void *pooled = body.buffer;
   zeroSlot(pooled);
   for (int run = 0; run < 3; ++run)
-    ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
               GP_RT_SUCCESS);
   ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
   EXPECT_EQ(readSlot(pooled), 15);
@@ -387,22 +393,9 @@ TEST_F(CudaProgramTest, OutOfDeviceMemoryIsAnErrorAndRecovers) {
       hog.blocks.push_back(block);
   ASSERT_FALSE(hog.blocks.empty());
 
-  struct Body {
-    void *function;
-    void *buffer = nullptr;
-    int64_t amount = 3;
-    static gpRtStatus run(gpRtStream *stream, void *data) {
-      auto *self = static_cast<Body *>(data);
-      if (gpRtStatus status = gpRtAllocate(stream, 64 << 20, &self->buffer))
-        return status;
-      uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-      void *params[] = {&self->buffer, &self->amount};
-      return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
-                                  params);
-    }
-  } body{add};
+  AllocateAndAdd body{add, 64 << 20, 3};
   int64_t key = 64 << 20;
-  EXPECT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+  EXPECT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
             GP_RT_ERROR_BACKEND);
   EXPECT_NE(std::string(gpRtGetLastError()).find("out of memory"),
             std::string::npos)
@@ -410,12 +403,12 @@ TEST_F(CudaProgramTest, OutOfDeviceMemoryIsAnErrorAndRecovers) {
 
   hog.freeAll();
   for (int run = 0; run < 3; ++run) // warm-up, capture and replay, replay
-    ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+    ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
               GP_RT_SUCCESS)
         << gpRtGetLastError();
   ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
   zeroSlot(body.buffer);
-  ASSERT_EQ(gpRtRunPartition(program, 0, &key, Body::run, &body),
+  ASSERT_EQ(gpRtRunPartition(program, 0, &key, AllocateAndAdd::run, &body),
             GP_RT_SUCCESS);
   ASSERT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
   EXPECT_EQ(readSlot(body.buffer), 3);
