@@ -1724,6 +1724,73 @@ def item(c, args, kwargs):
     return Scalar(value)
 
 
+def copy_functional(c, args, kwargs):
+    """aten::copy (torch.export's functional copy_): a new tensor of dst's
+    shape and dtype holding src."""
+    result = copy(c, args, kwargs)
+    return c.cast(result, c.value(args[0]).elem)
+
+
+def host_scalar_op(arity, compute):
+    """Python arithmetic on host scalars (torch.export records what a
+    program does with an `.item()` value as `operator`/`torch.sym_*` calls,
+    which the capture writes as `python::NAME`): f32 arithmetic on the host
+    between the `.item()` and the ops that take the result. `compute(c,
+    names)` emits the lines and returns the result's name."""
+    def convert(c, args, kwargs):
+        if len(args) != arity or kwargs:
+            raise c.error("takes %d operand(s), got %d" % (arity, len(args)))
+        names = []
+        for arg in args:
+            operand = c.operand(arg)
+            if isinstance(operand, Value):
+                raise c.error("Python arithmetic on a tensor; expected "
+                              "numbers or .item() values")
+            names.append(operand.name if isinstance(operand, Scalar)
+                         else c.scalar(operand))
+        if not any(isinstance(c.operand(a), Scalar) for a in args):
+            raise c.error("no operand is an .item() value")
+        return Scalar(compute(c, names))
+    return convert
+
+
+def host_arith(op):
+    def compute(c, names):
+        result = c.fresh("s")
+        c.emit("%s = %s %s : f32" % (result, op, ", ".join(names)))
+        return result
+    return compute
+
+
+def host_floordiv(c, names):
+    quotient = host_arith("arith.divf")(c, names)
+    return host_arith("math.floor")(c, [quotient])
+
+
+def host_mod(c, names):
+    """Python's remainder: the sign of the divisor."""
+    floor = host_floordiv(c, names)
+    product = host_arith("arith.mulf")(c, [floor, names[1]])
+    return host_arith("arith.subf")(c, [names[0], product])
+
+
+HOST_SCALAR_OPS = {
+    "python::add": host_scalar_op(2, host_arith("arith.addf")),
+    "python::sub": host_scalar_op(2, host_arith("arith.subf")),
+    "python::mul": host_scalar_op(2, host_arith("arith.mulf")),
+    "python::truediv": host_scalar_op(2, host_arith("arith.divf")),
+    "python::floordiv": host_scalar_op(2, host_floordiv),
+    "python::mod": host_scalar_op(2, host_mod),
+    "python::pow": host_scalar_op(2, host_arith("math.powf")),
+    "python::neg": host_scalar_op(1, host_arith("arith.negf")),
+    "python::abs": host_scalar_op(1, host_arith("math.absf")),
+    "python::sym_sqrt": host_scalar_op(1, host_arith("math.sqrt")),
+    "python::sym_float": host_scalar_op(1, lambda c, names: names[0]),
+    "python::sym_max": host_scalar_op(2, host_arith("arith.maximumf")),
+    "python::sym_min": host_scalar_op(2, host_arith("arith.minimumf")),
+}
+
+
 def copy(c, args, kwargs):
     """copy_(dst, src): src broadcast to dst's shape, in dst's dtype and on
     dst's device (the write itself: see check_inplace)."""
@@ -3500,6 +3567,7 @@ OPS = {
     "aten::lift_fresh_copy": identity,
     "aten::_local_scalar_dense": item,
     "aten::copy_": copy,
+    "aten::copy": copy_functional,
     "aten::index": index,
     "aten::index_put": index_put,
     "aten::where": where,
@@ -3511,6 +3579,7 @@ OPS = {
     "aten::detach": identity,
     "aten::alias": identity,
     "aten::contiguous": identity,
+    **HOST_SCALAR_OPS,
 }
 
 

@@ -260,6 +260,8 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
         meta = node.meta.get("tensor_meta")
         if meta is None and "val" in node.meta:
             meta = node.meta["val"]
+        if _is_host_scalar(meta):
+            return []
         items = [meta] if hasattr(meta, "shape") or meta is None \
             else list(meta)
         return [{"shape": shape_of(item, "node '%s'" % node.name),
@@ -374,6 +376,16 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
                 # export's checks of sizes: the converted program's types
                 # and its symbols' ranges say as much.
                 continue
+            scalar_op = _host_scalar_op(node.target)
+            if scalar_op is not None and _is_host_scalar(value):
+                # Python arithmetic on an .item() value (float, so not a
+                # size): the converter computes it on the host.
+                graph["nodes"].append({
+                    "name": node.name, "op": "python::" + scalar_op,
+                    "overload": "default", "args": encode(node.args),
+                    "kwargs": {}, "outputs": []})
+                refs[node.name] = {"node": node.name}
+                continue
             if not isinstance(node.target, torch._ops.OpOverload):
                 raise fmt.GraphError("%s: not an ATen op (at %s)"
                                      % (node.target, _source(node)))
@@ -399,6 +411,33 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
         else:
             raise fmt.GraphError("graph node kind '%s' is not supported"
                                  % node.op)
+
+
+# The Python functions torch.export records on host scalars, by the name
+# the format gives them (python::NAME).
+_HOST_SCALAR_OPS = {
+    operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+    operator.truediv: "truediv", operator.floordiv: "floordiv",
+    operator.mod: "mod", operator.pow: "pow", operator.neg: "neg",
+    operator.abs: "abs", abs: "abs"}
+
+
+def _host_scalar_op(target):
+    """The format's name of a Python scalar function, or None."""
+    if target in _HOST_SCALAR_OPS:
+        return _HOST_SCALAR_OPS[target]
+    import torch
+    for name in ("sym_sqrt", "sym_float", "sym_max", "sym_min"):
+        if target is getattr(torch, name, None):
+            return name
+    return None
+
+
+def _is_host_scalar(value):
+    """A float computed on the host at run time (an .item() of a float
+    tensor and what is computed from it)."""
+    import torch
+    return isinstance(value, getattr(torch, "SymFloat", ()))
 
 
 def _defines_unbacked(node, value):
@@ -456,6 +495,21 @@ def _functionalized_call(node):
     return target, args, written
 
 
+def _kept_ops():
+    """run_decompositions' arguments: the default table less
+    scaled_dot_product_attention, which the converter takes whole. Its
+    decomposition can also give results other strides than the traced op
+    had, and a `.view` after it that the trace found contiguous (Hugging
+    Face's GPT-2) then fails in the retrace."""
+    import torch
+    table = getattr(torch.export, "default_decompositions", None)
+    if table is None:
+        return ()
+    table = table()
+    table.pop(torch.ops.aten.scaled_dot_product_attention.default, None)
+    return (table,)
+
+
 def _export(fn, example_inputs, name, dynamic):
     """torch.export's graph of `fn`, decomposed to ATen ops, as the format
     writes it."""
@@ -472,7 +526,7 @@ def _export(fn, example_inputs, name, dynamic):
     try:
         exported = torch.export.export(module, tuple(example_inputs),
                                        dynamic_shapes=dynamic_shapes)
-        exported = exported.run_decompositions()
+        exported = exported.run_decompositions(*_kept_ops())
     except Exception as error:  # export's own errors, whatever their type
         raise fmt.GraphError("torch.export failed: %s: %s"
                              % (type(error).__name__, error))
