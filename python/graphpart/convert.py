@@ -1596,7 +1596,7 @@ def filled_like(value):
 def full_like(c, args, kwargs):
     """full_like(x, value): x's shape and device filled with `value`."""
     value = args[1] if len(args) > 1 else kwargs.get("fill_value")
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not isinstance(value, (int, float)):   # bool is an int: 0 or 1
         raise c.error("the fill value must be a number")
     return filled_like(float(value))(c, args, kwargs)
 
@@ -1609,7 +1609,7 @@ def scalar_tensor(c, args, kwargs):
 
 def full(c, args, kwargs):
     shape, value = list(args[0]), args[1]
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not isinstance(value, (int, float)):   # bool is an int: 0 or 1
         raise c.error("the fill value must be a number")
     device = c.gp_device(kwargs.get("device"))
     return Value(c.filled(shape, float(value), device=device), shape,
@@ -1802,8 +1802,10 @@ def copy(c, args, kwargs):
 
 def _tensor_indices(c, x, indices):
     """The index tensors of `x[indices]` (aten::index, index_put): their
-    position p (the first indexed dimension), the Values, and their common
-    shape S; indexing replaces dims p..p+n-1 of x by S."""
+    position p (the first indexed dimension), the Values, their broadcast
+    shape S (indexing replaces dims p..p+n-1 of x by S) and
+    `maps(loops)`: each index tensor's indexing map, given the loops that
+    run over S."""
     if not isinstance(indices, list) or not indices:
         raise c.error("takes a list of index tensors")
     positions = [i for i, a in enumerate(indices) if a is not None]
@@ -1814,19 +1816,24 @@ def _tensor_indices(c, x, indices):
     if len(positions) > len(x.shape) - positions[0]:
         raise c.error("%d index tensors for a %d-D tensor"
                       % (len(positions), len(x.shape)))
-    shape = values[0].shape
     for v in values:
         if v.elem != "i64":
             raise c.error("index tensors must be int64 here, not %s (bool "
                           "masks are taken by index_put alone)" % v.elem)
-        if v.shape != shape:
-            raise c.error("index tensors of shapes %s must have one shape"
-                          % [w.shape for w in values])
+    try:
+        shape = broadcast_shape(*[v.shape for v in values])
+    except ValueError as error:
+        raise c.error("index tensors of shapes %s do not broadcast (%s)"
+                      % ([v.shape for v in values], error))
+
+    def maps(loops):
+        return [[e if e == "0" else loops[int(e[1:])]
+                 for e in c.broadcast_map(v.shape, shape)] for v in values]
     for dim in range(positions[0], positions[0] + len(values)):
         if not is_static(x.shape[dim]):
             raise c.error("indexing a symbolic dimension (%s) is not "
                           "supported" % x.shape[dim])
-    return positions[0], values, shape
+    return positions[0], values, shape, maps
 
 
 def _wrapped_index(name, raw, size):
@@ -1871,7 +1878,7 @@ def index(c, args, kwargs):
     gather. An index outside the dimension (an error in PyTorch) reads the
     nearest element instead of memory outside the tensor."""
     x = c.value(args[0])
-    p, idx, shape = _tensor_indices(c, x, args[1])
+    p, idx, shape, maps = _tensor_indices(c, x, args[1])
     n, r = len(idx), len(shape)
     out_shape = x.shape[:p] + shape + x.shape[p + n:]
 
@@ -1888,8 +1895,8 @@ def index(c, args, kwargs):
                 coords.append("%%coord%d" % d)
         read, value = _extract_lines(x, coords)
         return lines + read, value
-    return c.generic(out_shape, [(v, ["d%d" % (p + i) for i in range(r)])
-                                 for v in idx], body, out_elem=x.elem)
+    return c.generic(out_shape, list(zip(idx, maps(
+        ["d%d" % (p + i) for i in range(r)]))), body, out_elem=x.elem)
 
 
 def index_put(c, args, kwargs):
@@ -1932,7 +1939,7 @@ def index_put(c, args, kwargs):
             (mask, ["d%d" % (p + i) for i in range(len(mask.shape))]),
             (v, ["0"] * len(v.shape))], body, init=c.copy(x).name,
             out_elem=x.elem)
-    p, idx, shape = _tensor_indices(c, x, indices)
+    p, idx, shape, maps = _tensor_indices(c, x, indices)
     n, r = len(idx), len(shape)
     indexed = x.shape[:p] + shape + x.shape[p + n:]
     try:
@@ -1972,7 +1979,7 @@ def index_put(c, args, kwargs):
                      % (hit, value, out))
         return lines, "%r"
     return c.generic(
-        x.shape, [(i, ks) for i in idx] + [(v, v_map)], body,
+        x.shape, list(zip(idx, maps(ks))) + [(v, v_map)], body,
         init=c.copy(x).name,
         iterators=["parallel"] * rank + ["reduction"] * r,
         out_map=["d%d" % d for d in range(rank)], out_elem=x.elem)
@@ -2016,7 +2023,7 @@ def masked_fill(c, args, kwargs):
         value = c.value(value)
         if from_product(product(value.shape)) != 1:
             raise c.error("the fill value must have one element")
-    elif not isinstance(value, (int, float)) or isinstance(value, bool):
+    elif not isinstance(value, (int, float)):   # bool: 0 or 1
         raise c.error("the fill value must be a number")
     else:
         value = float(value)

@@ -36,7 +36,7 @@ RANDOM = {"dropout"}
 # Index inputs: the range fresh ones are drawn from.
 INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
                 "gpt2_like": (0, 64), "gpt2": (0, 256),
-                "math_ops": (0, 4), "scatters": (0, 3)}
+                "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):

@@ -417,6 +417,19 @@ def scatters(x, perm, rows, ids):
     return a, b, c, d, counts
 
 
+def gathers(x, rows, cols):
+    """Advanced indexing whose index tensors broadcast (a rows x cols
+    block, as Hugging Face's GPT-2 builds its mask; a (3,) and a (1,)
+    index), a write through broadcast indices, and a bool fill."""
+    block = x[rows[:, None], cols[None, :]]
+    picked = x[rows, cols[:1]]
+    keep = torch.full((), True, dtype=torch.bool, device=x.device) & (
+        block > 0)
+    y = x.clone()
+    y[rows[:, None], cols[None, :]] = block * 2
+    return torch.where(keep, block, -1.0), picked, y
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -506,6 +519,8 @@ def programs():
                                 torch.randint(0, 5, (9,))]),
         # Last: entries above keep their random weights and inputs.
         "block_item": (BlockItem(), [torch.randn(5, 16)]),
+        "gathers": (gathers, [torch.randn(5, 6), torch.tensor([4, 0, 2]),
+                              torch.tensor([1, 5, 3, 0])]),
     }
 
 
