@@ -1740,16 +1740,14 @@ def host_scalar_op(arity, compute):
     def convert(c, args, kwargs):
         if len(args) != arity or kwargs:
             raise c.error("takes %d operand(s), got %d" % (arity, len(args)))
-        names = []
-        for arg in args:
-            operand = c.operand(arg)
-            if isinstance(operand, Value):
-                raise c.error("Python arithmetic on a tensor; expected "
-                              "numbers or .item() values")
-            names.append(operand.name if isinstance(operand, Scalar)
-                         else c.scalar(operand))
-        if not any(isinstance(c.operand(a), Scalar) for a in args):
+        operands = [c.operand(arg) for arg in args]
+        if any(isinstance(v, Value) for v in operands):
+            raise c.error("Python arithmetic on a tensor; expected "
+                          "numbers or .item() values")
+        if not any(isinstance(v, Scalar) for v in operands):
             raise c.error("no operand is an .item() value")
+        names = [v.name if isinstance(v, Scalar) else c.scalar(v)
+                 for v in operands]
         return Scalar(compute(c, names))
     return convert
 
