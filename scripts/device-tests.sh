@@ -171,7 +171,7 @@ dynamo_stage() {
   local cache="${GP_DYNAMO_CACHE:-$out/dynamo-cache}"
   case "$1" in
     compile)
-      PYTHONPATH="$root/python" python3 -m graphpart compile-cache "$cache" \
+      PYTHONPATH="$root/python" "${GP_PYTHON:-/usr/bin/python3}" -m graphpart compile-cache "$cache" \
         --gp-compile "$root/build/bin/gp-compile" ;;
     *)
       build_runtime

@@ -687,16 +687,23 @@ class Converter:
             if op in self.graph.get("custom_ops", {}):
                 return self.custom_op(node)
             raise self.error("no conversion for this op")
-        for output in node.get("outputs", []):
-            if output.get("dtype") not in ELEMENT_TYPES:
-                raise self.error("result element type %s is not supported "
-                                 "(f32, f16, bf16, bool and int64 tensors)"
-                                 % output.get("dtype"))
+        outputs = node.get("outputs", [])
+        unsupported = [i for i, o in enumerate(outputs)
+                       if o.get("dtype") not in ELEMENT_TYPES]
+        # A tuple result of another element type may stay unused (cudnn
+        # batch norm's reserve bytes): a use of it is the error.
+        if unsupported and (len(outputs) == 1 or 0 in unsupported):
+            raise self.error("result element type %s is not supported "
+                             "(f32, f16, bf16, bool and int64 tensors)"
+                             % outputs[unsupported[0]].get("dtype"))
         result = handler(self, args, kwargs)
         # Arithmetic ran in f32: each result is rounded once to the dtype
         # PyTorch gives it.
-        elems = [ELEMENT_TYPES[o["dtype"]] for o in node.get("outputs", [])]
+        elems = [ELEMENT_TYPES.get(o["dtype"]) for o in outputs]
         if isinstance(result, list):
+            for i in (i for i in unsupported if i < len(result)):
+                result[i] = Unusable("its element type %s is not supported"
+                                     % outputs[i]["dtype"])
             result = [self.cast(v, e) if isinstance(v, Value) else v
                       for v, e in zip(result, elems)] + result[len(elems):]
         elif elems:
@@ -2496,8 +2503,11 @@ def batch_norm(names):
             out = c.elementwise([out, weight], lambda n: op2("arith.mulf", n))
         if bias is not None:
             out = c.elementwise([out, bias], lambda n: op2("arith.addf", n))
-        saved = [Value(c.filled(o["shape"], 0.0), o["shape"])
-                 for o in c.node["outputs"][1:]]
+        saved = []
+        for o in c.node["outputs"][1:]:
+            elem = ELEMENT_TYPES.get(o["dtype"])
+            saved.append(None if elem is None else Value(
+                c.filled(o["shape"], 0, elem), o["shape"], elem=elem))
         return [out] + saved
     return convert
 
@@ -3430,6 +3440,13 @@ OPS = {
         ["weight", "bias", "running_mean", "running_var", "momentum",
          "eps"]),
     "aten::_native_batch_norm_legit": batch_norm(
+        ["weight", "bias", "running_mean", "running_var", "training",
+         "momentum", "eps"]),
+    # What batch_norm decomposes to on CUDA tensors (Dynamo's graphs).
+    "aten::cudnn_batch_norm": batch_norm(
+        ["weight", "bias", "running_mean", "running_var", "training",
+         "momentum", "eps"]),
+    "aten::miopen_batch_norm": batch_norm(
         ["weight", "bias", "running_mean", "running_var", "training",
          "momentum", "eps"]),
     "aten::_softmax": softmax(log=False),

@@ -71,6 +71,15 @@ def _outputs(node):
     return outputs
 
 
+def _device_of(node, value):
+    """The device an input was captured on ("cpu" when the trace does not
+    record it)."""
+    device = getattr(value, "device", None)
+    if device is None:
+        device = getattr(node.meta.get("val"), "device", None)
+    return "cpu" if device is None else str(device)
+
+
 def _outputs_from_users(node):
     """The results of an op whose own metadata is missing (a custom op's
     tuple, in older PyTorch), from the getitem nodes that take them."""
@@ -206,6 +215,11 @@ def _trace(fn, example_inputs, name):
 
     _serialize(traced.graph, graph, constants, constant_dtypes,
                attribute=attribute)
+    # Older make_fx records no devices: the inputs are the example tensors.
+    tensors = [v for v in example_inputs if isinstance(v, torch.Tensor)]
+    if len(tensors) == len(graph["inputs"]):
+        for entry, value in zip(graph["inputs"], tensors):
+            entry["device"] = str(value.device)
     return graph, constants, constant_dtypes
 
 
@@ -319,7 +333,9 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
                 continue
             (out,) = outputs_of(node) if sizes is not None \
                 else _outputs(node)
-            graph["inputs"].append(dict(name=node.name, device="cpu", **out))
+            graph["inputs"].append(dict(name=node.name,
+                                        device=_device_of(node, value),
+                                        **out))
             refs[node.name] = {"node": node.name}
         elif node.op == "get_attr":
             value = attribute(node)

@@ -4,10 +4,12 @@
 // once, STEPS calls each, every thread with its own input buffers and its
 // own values per step; each call's results are compared, bit for bit, with
 // the same call on an eager instance of the artifact (capture off) that
-// the thread owns. Prints the mismatches and the live counts after
-// unloading (all zero). Entries with buffer arguments of f32 only.
+// the thread owns. With `own`, every thread loads an artifact of its own
+// instead of sharing one (the soak's second half). Prints the mismatches
+// and the live counts after unloading (all zero). Entries with buffer
+// arguments of f32 only.
 //
-// usage: gp-shared-artifact ARTIFACT host|cuda THREADS STEPS
+// usage: gp-shared-artifact ARTIFACT host|cuda THREADS STEPS [shared|own]
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,9 +144,11 @@ struct Caller {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    std::fprintf(
-        stderr, "usage: gp-shared-artifact ARTIFACT host|cuda THREADS STEPS\n");
+  bool ownArtifacts = argc == 6 && std::string(argv[5]) == "own";
+  if ((argc != 5 && argc != 6) ||
+      (argc == 6 && !ownArtifacts && std::string(argv[5]) != "shared")) {
+    std::fprintf(stderr, "usage: gp-shared-artifact ARTIFACT host|cuda "
+                         "THREADS STEPS [shared|own]\n");
     return 2;
   }
   gpRtBackend backend;
@@ -159,12 +163,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::atomic<int> mismatches{0}, failures{0};
+  std::atomic<int64_t> ownCaptures{0};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
       Caller mine, reference;
       std::string error;
-      if (!mine.prepare(shared, error) ||
+      if (!(ownArtifacts
+                ? mine.open(argv[1], backend, /*eager=*/false, error)
+                : mine.prepare(shared, error)) ||
           !reference.open(argv[1], backend, /*eager=*/true, error)) {
         std::printf("thread %d: %s\n", t, error.c_str());
         ++failures;
@@ -184,6 +191,9 @@ int main(int argc, char **argv) {
                       "run\n",
                       t, step);
       }
+      gpRtStats mineStats;
+      if (ownArtifacts && !gpRtProgramGetStats(mine.program, &mineStats))
+        ownCaptures += mineStats.captures;
       mine.close();
       reference.close();
     });
@@ -196,10 +206,13 @@ int main(int argc, char **argv) {
   gpRtArtifactUnload(shared);
   int64_t programs, graphs, streams, pool;
   gpRtGetLiveCounts(&programs, &graphs, &streams, &pool);
-  std::printf("%d threads x %d steps on one artifact: %d mismatches, %d "
-              "failures, %lld captures\n",
-              threads, steps, mismatches.load(), failures.load(),
-              static_cast<long long>(stats.captures));
+  std::printf("%d threads x %d steps on %s: %d mismatches, %d failures, "
+              "%lld captures\n",
+              threads, steps,
+              ownArtifacts ? "an artifact each" : "one artifact",
+              mismatches.load(), failures.load(),
+              static_cast<long long>(ownArtifacts ? ownCaptures.load()
+                                                  : stats.captures));
   std::printf("live after unload: programs %lld, graphs %lld, streams %lld, "
               "pool bytes %lld\n",
               static_cast<long long>(programs), static_cast<long long>(graphs),
