@@ -35,7 +35,7 @@ soak() {
   for program in $SOAK_PROGRAMS; do
     for mode in shared own; do
       echo "== $program, $mode"
-      "$bin/gp-shared-artifact" "$artifacts/$program.cuda.so" cuda 8 "$steps" "$mode" ||
+      "$root/build-rt/unittests/gp-shared-artifact" "$artifacts/$program.cuda.so" cuda 8 "$steps" "$mode" ||
         failed=$((failed + 1))
     done
   done

@@ -120,6 +120,7 @@ SITE
   export GP_TEST_CUBIN="$out/artifacts/add2d.cubin"
   export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PATH="$out/bin:$PATH"
+  local status=0
   PYTHONPATH="$out/lit${PYTHONPATH:+:$PYTHONPATH}" python3 -c "from lit.main import main; main()" -v \
     "$root/build-rt/test/Runtime/E2E/cuda-examples.test" \
     "$root/build-rt/test/Runtime/E2E/held-results-cuda.test" \
@@ -137,7 +138,10 @@ SITE
     "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
-    "$root/build-rt/test/Runtime/runtime-unittests.test"
+    "$root/build-rt/test/Runtime/runtime-unittests.test" || status=1
+  # Alone: it takes all of the device's memory for a moment.
+  "$root/build-rt/unittests/GPRuntimeTests" --gtest_filter='*OutOfDeviceMemory*' || status=1
+  return $status
 }
 
 python_checks() {

@@ -36,7 +36,8 @@ RANDOM = {"dropout"}
 # Index inputs: the range fresh ones are drawn from.
 INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
                 "gpt2_like": (0, 64), "gpt2": (0, 256),
-                "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5)}
+                "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5),
+                "data_sized": (0, 65)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):
@@ -129,6 +130,22 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             return torch.randint(low, high, example.shape)
         return torch.randn(example.shape).to(example.dtype)
 
+    def fresh_inputs(name, examples):
+        """Fresh values for every input, within the program's contract
+        where it has one: on CUDA, PyTorch writes through a repeated index
+        in no defined order, so indices written through stay distinct."""
+        values = [fresh(name, e) for e in examples]
+        if name == "scatters":
+            # scatter along dimension 1 through a permutation of each row.
+            values[1] = torch.argsort(torch.rand(examples[1].shape), dim=1)
+        elif name == "inplace":
+            # x[idx] = ... writes rows of 6 and x[:, idx] columns of 5:
+            # three distinct rows, as indices in [-5, 4].
+            rows = torch.randperm(6)[:3]
+            negative = (rows == 5) | ((rows != 0) & (torch.rand(3) < 0.5))
+            values[2] = torch.where(negative, rows - 6, rows)
+        return values
+
     # mylib::op1 as the examples' C++ library registers it (capturable)
     # for mlp_custom_op, then as a Python extern for mlp_unsafe_op.
     order = sorted((n for n in manifest if not only or n in only),
@@ -173,7 +190,7 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
         if name == "block_dynamic":
             cases = [[torch.randn(rows, 16)] for rows in (1, 5, 33)]
         else:
-            cases = [[fresh(name, e) for e in examples] for _ in range(3)]
+            cases = [fresh_inputs(name, examples) for _ in range(3)]
         for step, values in enumerate(cases):
             values = [v.to(device) for v in values]
             eager = [v.clone() for v in values]
