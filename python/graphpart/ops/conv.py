@@ -1,0 +1,452 @@
+"""Convolution, pooling and upsampling over the trailing spatial
+dimensions: convolution (1-D to 3-D, any groups, stride, padding, dilation,
+transposed too) as im2col and a matmul or as one direct linalg.generic,
+max and average pooling, adaptive average pooling by whole factors, and
+nearest and bilinear upsampling.
+"""
+import math
+
+from .common import (HALF_TYPES, Unusable, Value, float_literal, from_product,
+                     is_static, op2, product, tensor_type)
+
+
+def spatial_list(value, count, default=None):
+    """A kernel/stride/padding argument as `count` ints."""
+    if value is None or value == []:
+        value = default
+    if isinstance(value, int):
+        return [value] * count
+    value = list(value)
+    if len(value) == 1:
+        value = value * count
+    return value
+
+
+def pad_spatial(c, x, count, low, high, fill):
+    """`x` with its last `count` dims padded by `low`/`high` elements of
+    `fill` (tensor.pad)."""
+    if not any(low) and not any(high):
+        return x
+    rank = len(x.shape)
+    lead = rank - count
+    shape = list(x.shape[:lead])
+    for i in range(count):
+        size = x.shape[lead + i]
+        if not is_static(size):
+            raise c.error("padding a symbolic spatial size (%s) is not "
+                          "supported" % size)
+        shape.append(size + low[i] + high[i])
+    name, value = c.fresh("pad"), c.scalar(fill, "f32")
+    zeros = [0] * lead
+    c.emit("%s = tensor.pad %s low%s high%s {" % (
+        name, x.name, zeros + list(low), zeros + list(high)))
+    c.emit("^bb0(%s):" % ", ".join("%%p%d: index" % i for i in range(rank)))
+    c.emit("  tensor.yield %s : f32" % value)
+    c.emit("} : %s to %s" % (x.type, tensor_type(shape)))
+    return Value(name, shape, device=x.device)
+
+
+def window_padding(size, out, kernel, stride, dilation, padding):
+    """(low, high) padding that makes `out` windows fit: `padding` on
+    both sides, and more on the high side when ceil_mode's last window
+    reaches past it."""
+    needed = (out - 1) * stride + dilation * (kernel - 1) + 1
+    return padding, max(padding, needed - size - padding)
+
+
+def window_op(c, x, out_shape, kernel, stride, dilation, count, combine,
+              init, extra=None):
+    """A pooling-like generic: out[n..., o...] = combine over the window
+    k... of x[n..., o*stride + k*dilation]. `extra` is (Value, its map
+    exprs over the window dims) for a weight that varies over the window
+    (none for pooling)."""
+    rank = len(x.shape)
+    lead = rank - count
+    out_exprs = ["d%d" % i for i in range(rank)]
+    in_exprs = ["d%d" % i for i in range(lead)] + [
+        "d%d * %d + d%d * %d" % (lead + i, stride[i], rank + i, dilation[i])
+        for i in range(count)]
+    window = Value(c.empty(kernel), kernel)
+    inputs = [(x, in_exprs), (window, ["d%d" % (rank + i)
+                                       for i in range(count)])]
+    return c.generic(out_shape, inputs, lambda a, o: combine(a[0], o),
+                     init=init, out_map=out_exprs,
+                     iterators=["parallel"] * rank + ["reduction"] * count)
+
+
+def conv_direct(c, x, weight, out_shape, groups, stride, dilation):
+    """A convolution as one linalg.generic over (batch, group, filter,
+    output position; channel, window): for few filters per group (a
+    depthwise convolution), where a matmul would be degenerate. `x` is
+    padded already."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    cg, fg = x.shape[1] // groups, weight.shape[0] // groups
+    batch = x.shape[0]
+    xg = c.reshape(x, [batch, groups, cg] + x.shape[2:])
+    wg = c.reshape(weight, [groups, fg, cg] + kernel)
+    outg = [batch, groups, fg] + out_shape[2:]
+    # Loops: n g f o... (parallel), ch k... (reduction).
+    spatial = 3 + count
+    ch = "d%d" % spatial
+    x_map = ["d0", "d1", ch] + ["d%d * %d + d%d * %d" % (
+        3 + i, stride[i], spatial + 1 + i, dilation[i]) for i in range(count)]
+    w_map = ["d1", "d2", ch] + ["d%d" % (spatial + 1 + i)
+                                for i in range(count)]
+    init = c.filled(outg, 0.0, device=x.device)
+    result = c.generic(
+        outg, [(xg, x_map), (wg, w_map)], lambda a, o: (
+            ["%%m = arith.mulf %s, %s : f32" % (a[0], a[1]),
+             "%%r = arith.addf %s, %%m : f32" % o], "%r"),
+        init=init, out_map=["d%d" % i for i in range(spatial)],
+        iterators=["parallel"] * spatial + ["reduction"] * (1 + count))
+    return c.reshape(result, out_shape)
+
+
+def conv_as_matmul(c, x, weight, out_shape, groups, stride, dilation):
+    """A convolution as im2col and one (batched over groups) matmul, which
+    the cuda target runs on cuBLAS: the windows of the padded `x` gathered
+    into columns [group, channel * window, batch * positions], multiplied
+    by the filters [group, filters, channel * window], the product put
+    back in [batch, filter, position...] order."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    cg, fg = x.shape[1] // groups, weight.shape[0] // groups
+    batch, positions = x.shape[0], out_shape[2:]
+    # cols[g, ch, k..., n, o...] = x[n, g * cg + ch, o * stride + k * dil]
+    cols_shape = [groups, cg] + kernel + [batch] + positions
+    n = 2 + count
+    x_map = ["d%d" % n, "d0 * %d + d1" % cg] + [
+        "d%d * %d + d%d * %d" % (n + 1 + i, stride[i], 2 + i, dilation[i])
+        for i in range(count)]
+    cols = c.generic(cols_shape, [(x, x_map)], lambda a, o: ([], a[0]),
+                     out_elem="f32")
+    depth = cg * product_of(kernel)
+    width = from_product(product([batch] + positions))
+    if width is None:
+        raise c.error("the batch and output sizes %s are not one size"
+                      % ([batch] + positions))
+    cols = c.reshape(cols, [groups, depth, width])
+    filters = c.reshape(weight, [groups, fg, depth])
+    out = c.matmul(filters, cols)
+    out = c.reshape(out, [groups, fg, batch] + positions)
+    out = c.permute(out, [2, 0, 1] + [3 + i for i in range(count)])
+    return c.reshape(out, out_shape)
+
+
+def convolution(c, args, kwargs):
+    """aten::convolution (conv1d/2d/3d, any groups, stride, padding,
+    dilation; not transposed): the input padded with tensor.pad, then
+    im2col and a matmul (conv_as_matmul) where each group has several
+    filters, else one direct linalg.generic (conv_direct); bias added
+    after."""
+    x, weight = c.value(args[0]), c.value(args[1])
+    bias = args[2]
+    count = len(x.shape) - 2
+    stride = spatial_list(args[3], count)
+    padding = spatial_list(args[4], count)
+    dilation = spatial_list(args[5], count)
+    transposed, groups = args[6], args[8]
+    if isinstance(padding[0], str):
+        raise c.error("padding %r is not supported here" % (args[4],))
+    out_shape = c.node["outputs"][0]["shape"]
+    if transposed:
+        return conv_transpose(c, x, weight, bias, out_shape, stride, padding,
+                              dilation, spatial_list(args[7], count), groups)
+    channels, filters = x.shape[1], weight.shape[0]
+    if not all(is_static(d) for d in [channels, filters] + x.shape[2:]):
+        raise c.error("convolution needs static channel and spatial sizes")
+    kernel = weight.shape[2:]
+    low_high = [window_padding(x.shape[2 + i], out_shape[2 + i], kernel[i],
+                               stride[i], dilation[i], padding[i])
+                for i in range(count)]
+    x = c.cast(x, "f32")
+    weight = c.cast(weight, "f32")
+    x = pad_spatial(c, x, count, [p[0] for p in low_high],
+                    [p[1] for p in low_high], 0.0)
+    cg, fg = channels // groups, filters // groups
+    window = product_of(kernel)
+    if fg >= 4 and cg * window >= 8:
+        result = conv_as_matmul(c, x, weight, out_shape, groups, stride,
+                                dilation)
+    else:
+        result = conv_direct(c, x, weight, out_shape, groups, stride,
+                             dilation)
+    if bias is not None:
+        b = c.reshape(c.value(bias), [filters] + [1] * count)
+        result = c.elementwise([result, b], lambda n: op2("arith.addf", n))
+    return result
+
+
+def max_pool(c, args, kwargs):
+    """max_pool{1,2,3}d_with_indices: the maximum of each window (padding
+    is -inf, ceil_mode windows clipped); the indices are not computed."""
+    x = c.cast(c.value(args[0]), "f32")
+    count = len(x.shape) - 2
+    kernel = spatial_list(args[1], count)
+    stride = spatial_list(args[2] if len(args) > 2 else None, count, kernel)
+    padding = spatial_list(args[3] if len(args) > 3 else 0, count)
+    dilation = spatial_list(args[4] if len(args) > 4 else 1, count)
+    out_shape = c.node["outputs"][0]["shape"]
+    lead = len(x.shape) - count
+    pads = [window_padding(x.shape[lead + i], out_shape[lead + i], kernel[i],
+                           stride[i], dilation[i], padding[i])
+            for i in range(count)]
+    x = pad_spatial(c, x, count, [p[0] for p in pads], [p[1] for p in pads],
+                    -math.inf)
+    init = c.filled(out_shape, -math.inf, device=x.device)
+    out = window_op(c, x, out_shape, kernel, stride, dilation, count,
+                    lambda a, o: (["%%r = arith.maximumf %s, %s : f32"
+                                   % (a, o)], "%r"), init)
+    return [out, Unusable("max pooling's indices are not computed")]
+
+
+def avg_pool(c, args, kwargs):
+    """avg_pool{1,2,3}d: each window's mean, with count_include_pad,
+    ceil_mode (windows clipped to the padded input, as PyTorch counts
+    them) and divisor_override."""
+    x = c.cast(c.value(args[0]), "f32")
+    count = len(x.shape) - 2
+    kernel = spatial_list(args[1], count)
+    stride = spatial_list(args[2] if len(args) > 2 else None, count, kernel)
+    padding = spatial_list(args[3] if len(args) > 3 else 0, count)
+    include = args[5] if len(args) > 5 else kwargs.get("count_include_pad",
+                                                        True)
+    divisor = args[6] if len(args) > 6 else kwargs.get("divisor_override")
+    out_shape = c.node["outputs"][0]["shape"]
+    lead = len(x.shape) - count
+    pads = [window_padding(x.shape[lead + i], out_shape[lead + i], kernel[i],
+                           stride[i], 1, padding[i]) for i in range(count)]
+    ones = [1] * count
+    padded = pad_spatial(c, x, count, [p[0] for p in pads],
+                         [p[1] for p in pads], 0.0)
+
+    def add(a, o):
+        return ["%%r = arith.addf %s, %s : f32" % (a, o)], "%r"
+    sums = window_op(c, padded, out_shape, kernel, stride, ones, count, add,
+                     c.filled(out_shape, 0.0, device=x.device))
+    if divisor:
+        return c.elementwise([sums, float(divisor)],
+                             lambda n: op2("arith.divf", n))
+    # The divisor of each window: the elements it covers, padding
+    # included when count_include_pad, never past the padded input.
+    unit = Value(c.filled(x.shape[lead:], 1.0), x.shape[lead:])
+    unit = pad_spatial(c, unit, count, [p[0] for p in pads],
+                       [p[0] for p in pads], 1.0 if include else 0.0)
+    unit = pad_spatial(c, unit, count, [0] * count,
+                       [p[1] - p[0] for p in pads], 0.0)
+    counts = window_op(c, unit, out_shape[lead:], kernel, stride, ones,
+                       count, add, c.filled(out_shape[lead:], 0.0))
+    return c.elementwise([sums, counts], lambda n: op2("arith.divf", n))
+
+
+def adaptive_avg_pool(c, args, kwargs):
+    """adaptive_avg_pool: even windows (the input size a multiple of the
+    output size, as in ResNet's global pooling) as a mean over a reshape."""
+    x = c.value(args[0])
+    count = len(args[1])
+    lead = len(x.shape) - count
+    shape, dims = list(x.shape[:lead]), []
+    for i, out in enumerate(args[1]):
+        size = x.shape[lead + i]
+        if not is_static(size) or size % out:
+            raise c.error("adaptive pooling of %s to %s: only sizes that "
+                          "are multiples of the output's are supported"
+                          % (x.shape[lead:], list(args[1])))
+        shape += [out, size // out]
+        dims.append(len(shape) - 1)
+    grouped = c.reshape(c.cast(x, "f32"), shape)
+    total = c.reduce(grouped, dims, "sum")
+    return c.elementwise([total, float(product_of(
+        [x.shape[lead + i] // o for i, o in enumerate(args[1])]))],
+        lambda n: op2("arith.divf", n))
+
+
+def product_of(values):
+    total = 1
+    for v in values:
+        total *= v
+    return total
+
+
+def upsample_nearest(c, args, kwargs):
+    """upsample_nearest{1,2,3}d (and .vec): out[o] = x[floor(o * in / out)]
+    per spatial dimension, or floor(o / scale) with scale factors."""
+    x = c.value(args[0])
+    out_shape = c.node["outputs"][0]["shape"]
+    count = len(x.shape) - 2
+    scales = None
+    if c.node.get("overload") == "vec":
+        scales = args[2] if len(args) > 2 else kwargs.get("scale_factors")
+    elif len(args) > 2:
+        scales = [s for s in args[2:2 + count]]
+        if all(s is None for s in scales):
+            scales = None
+    exprs = ["d0", "d1"]
+    for i in range(count):
+        size, out = x.shape[2 + i], out_shape[2 + i]
+        if not is_static(size) or not is_static(out):
+            raise c.error("upsampling symbolic sizes is not supported")
+        if scales is None and out % size == 0:
+            exprs.append("d%d floordiv %d" % (2 + i, out // size))
+            continue
+        if scales is not None and float(scales[i]).is_integer():
+            exprs.append("d%d floordiv %d" % (2 + i, int(scales[i])))
+            continue
+        raise c.error("nearest upsampling by a factor that is not a whole "
+                      "number (%s to %s) is not supported" % (size, out))
+    return c.generic(out_shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def upsample_bilinear(c, args, kwargs):
+    """upsample_bilinear2d (and .vec): each output pixel interpolates the
+    four input pixels around its source position, PyTorch's
+    half-pixel mapping (align_corners false, negative positions clamped
+    to 0) or the corner-aligned one."""
+    x = c.value(args[0])
+    out_shape = c.node["outputs"][0]["shape"]
+    if c.node.get("overload") == "vec":
+        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
+        scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
+    else:
+        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
+        scales = [args[3], args[4]] if len(args) > 4 else None
+        if scales is not None and all(v is None for v in scales):
+            scales = None
+    sizes = x.shape[2:]
+    if not all(is_static(d) for d in list(sizes) + out_shape[2:]):
+        raise c.error("upsampling symbolic sizes is not supported")
+
+    def ratio(i):
+        size, out = sizes[i], out_shape[2 + i]
+        if align:
+            return (size - 1) / (out - 1) if out > 1 else 0.0
+        if scales is not None and scales[i]:
+            return 1.0 / float(scales[i])
+        return size / out
+
+    ratios = [ratio(0), ratio(1)]
+    elem_in = x.elem
+
+    def body(a, o):
+        lines = []
+        coords = {}
+        for axis, (dim, size) in enumerate(zip((2, 3), sizes)):
+            t = "y" if axis == 0 else "x"
+            lines += [
+                "%%%s_i = linalg.index %d : index" % (t, dim),
+                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
+                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
+                "%%%s_r = arith.constant %s : f32"
+                % (t, float_literal(ratios[axis]))]
+            if align:
+                lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
+                             % (t, t, t))
+            else:
+                lines += [
+                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
+                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
+                    "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t),
+                    "%%%s_s = arith.subf %%%s_m, %%%s_half : f32"
+                    % (t, t, t),
+                    "%%%s_zero = arith.constant 0.000000000e+00 : f32" % t,
+                    "%%%s_src = arith.maximumf %%%s_s, %%%s_zero : f32"
+                    % (t, t, t)]
+            lines += [
+                "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
+                "%%%s_w = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
+                "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
+                "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index"
+                % (t, t),
+                "%%%s_one = arith.constant 1 : index" % t,
+                "%%%s_last = arith.constant %d : index" % (t, size - 1),
+                "%%%s_up = arith.addi %%%s_lo, %%%s_one : index" % (t, t, t),
+                "%%%s_hi = arith.minsi %%%s_up, %%%s_last : index"
+                % (t, t, t)]
+            coords[t] = ("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_w" % t)
+        lines += ["%n = linalg.index 0 : index",
+                  "%ch = linalg.index 1 : index"]
+        picks = {}
+        for ty, row in (("lo", coords["y"][0]), ("hi", coords["y"][1])):
+            for tx, col in (("lo", coords["x"][0]), ("hi", coords["x"][1])):
+                name = "%%p_%s_%s" % (ty, tx)
+                lines.append("%s = tensor.extract %s[%%n, %%ch, %s, %s] : %s"
+                             % (name, x.name, row, col, x.type))
+                if elem_in in HALF_TYPES:
+                    lines.append("%s_f = arith.extf %s : %s to f32"
+                                 % (name, name, elem_in))
+                    name += "_f"
+                picks[(ty, tx)] = name
+        wy, wx = coords["y"][2], coords["x"][2]
+        lines += [
+            "%%top_d = arith.subf %s, %s : f32" % (picks[("lo", "hi")],
+                                                   picks[("lo", "lo")]),
+            "%%top_s = arith.mulf %%top_d, %s : f32" % wx,
+            "%%top = arith.addf %s, %%top_s : f32" % picks[("lo", "lo")],
+            "%%bot_d = arith.subf %s, %s : f32" % (picks[("hi", "hi")],
+                                                   picks[("hi", "lo")]),
+            "%%bot_s = arith.mulf %%bot_d, %s : f32" % wx,
+            "%%bot = arith.addf %s, %%bot_s : f32" % picks[("hi", "lo")],
+            "%mid_d = arith.subf %bot, %top : f32",
+            "%%mid_s = arith.mulf %%mid_d, %s : f32" % wy,
+            "%r = arith.addf %top, %mid_s : f32"]
+        return lines, "%r"
+    if len(x.shape) != 4:
+        raise c.error("bilinear upsampling takes 4-D tensors")
+    if x.elem not in ("f32",) + HALF_TYPES:
+        raise c.error("bilinear upsampling of %s tensors" % x.elem)
+    return c.generic(out_shape, [], body, init=c.empty(out_shape, x.elem,
+                                                       x.device),
+                     out_elem=x.elem)
+
+
+def conv_transpose(c, x, weight, bias, out_shape, stride, padding, dilation,
+                   output_padding, groups):
+    """A transposed convolution as the convolution it is the gradient of:
+    the input spread out by the stride (zeros between), padded by
+    dilation * (k - 1) - padding (plus output_padding at the end), and
+    convolved at stride 1 with the filters flipped and their in/out
+    channels swapped per group."""
+    count = len(x.shape) - 2
+    kernel = weight.shape[2:]
+    if not all(is_static(d) for d in x.shape[1:] + weight.shape):
+        raise c.error("transposed convolution needs static sizes")
+    spread_shape = x.shape[:2] + [(x.shape[2 + i] - 1) * stride[i] + 1
+                                  for i in range(count)]
+    x = c.cast(x, "f32")
+    if any(s != 1 for s in stride):
+        zeros = c.filled(spread_shape, 0.0, device=x.device)
+        name = c.fresh("spread")
+        rank = len(x.shape)
+        c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
+            name, x.name, zeros, [0] * rank, c.sizes(x.shape),
+            [1, 1] + list(stride), x.type, tensor_type(spread_shape)))
+        x = Value(name, spread_shape, device=x.device)
+    low = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(count)]
+    if any(v < 0 for v in low):
+        raise c.error("transposed convolution with padding larger than "
+                      "dilation * (kernel - 1) is not supported")
+    high = [low[i] + output_padding[i] for i in range(count)]
+    x = pad_spatial(c, x, count, low, high, 0.0)
+    cin, fg = weight.shape[0], weight.shape[1]
+    cg = cin // groups
+    weight = c.cast(weight, "f32")
+    # flipped[g, f, ch, k...] = weight[g * cg + ch, f, K - 1 - k...]
+    flipped_shape = [groups, fg, cg] + kernel
+    w_map = ["d0 * %d + d2" % cg, "d1"] + [
+        "%d - d%d" % (kernel[i] - 1, 3 + i) for i in range(count)]
+    flipped = c.generic(flipped_shape, [(weight, w_map)],
+                        lambda a, o: ([], a[0]))
+    flipped = c.reshape(flipped, [groups * fg, cg] + kernel)
+    ones = [1] * count
+    if fg >= 4 and cg * product_of(kernel) >= 8:
+        result = conv_as_matmul(c, x, flipped, out_shape, groups, ones,
+                                dilation)
+    else:
+        result = conv_direct(c, x, flipped, out_shape, groups, ones,
+                             dilation)
+    if bias is not None:
+        b = c.reshape(c.value(bias), [groups * fg] + [1] * count)
+        result = c.elementwise([result, b], lambda n: op2("arith.addf", n))
+    return result

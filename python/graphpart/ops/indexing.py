@@ -1,0 +1,356 @@
+"""Ops that read or write at positions held in tensors: embedding, index
+(gathers with int64 index tensors), index_put (int64 index tensors or a
+bool mask), index_select, gather, scatter/scatter_add/index_add, and
+masked_fill. Negative indices count from the end as in PyTorch; a read
+outside the tensor (an error in PyTorch) reads the nearest element instead.
+"""
+from .common import (HALF_TYPES, broadcast_shape, float_literal, from_product,
+                     is_static, literal, normal_dim, product)
+
+
+def embedding(c, args, kwargs):
+    """Rows of `weight` picked by int64 `indices`. An index outside the
+    table (an error in PyTorch) reads the nearest row instead of memory
+    outside the table."""
+    weight, indices = c.value(args[0]), c.value(args[1])
+    if indices.elem != "i64" or len(weight.shape) != 2:
+        raise c.error("takes a 2-D weight and int64 indices")
+    rows, width = weight.shape
+    rank = len(indices.shape)
+    out_shape = indices.shape + [width]
+
+    def body(a, out):
+        lines = ["%%row_raw = arith.index_cast %s : i64 to index" % a[0],
+                 "%zero = arith.constant 0 : index",
+                 "%%last = arith.constant %d : index" % (rows - 1),
+                 "%row_low = arith.maxsi %row_raw, %zero : index",
+                 "%row = arith.minsi %row_low, %last : index",
+                 "%%col = linalg.index %d : index" % rank,
+                 "%%v = tensor.extract %s[%%row, %%col] : %s"
+                 % (weight.name, weight.type)]
+        if weight.elem != "f32":
+            lines.append("%%vf = arith.extf %%v : %s to f32" % weight.elem)
+            return lines, "%vf"
+        return lines, "%v"
+    return c.generic(out_shape,
+                     [(indices, ["d%d" % i for i in range(rank)])], body,
+                     out_elem=weight.elem)
+
+
+def _tensor_indices(c, x, indices):
+    """The index tensors of `x[indices]` (aten::index, index_put): their
+    position p (the first indexed dimension), the Values, their broadcast
+    shape S (indexing replaces dims p..p+n-1 of x by S) and
+    `maps(loops)`: each index tensor's indexing map, given the loops that
+    run over S."""
+    if not isinstance(indices, list) or not indices:
+        raise c.error("takes a list of index tensors")
+    positions = [i for i, a in enumerate(indices) if a is not None]
+    if positions != list(range(positions[0], positions[-1] + 1)):
+        raise c.error("index tensors separated by ':' dimensions are not "
+                      "supported")
+    values = [c.value(indices[i]) for i in positions]
+    if len(positions) > len(x.shape) - positions[0]:
+        raise c.error("%d index tensors for a %d-D tensor"
+                      % (len(positions), len(x.shape)))
+    for v in values:
+        if v.elem != "i64":
+            raise c.error("index tensors must be int64 here, not %s (bool "
+                          "masks are taken by index_put alone)" % v.elem)
+    try:
+        shape = broadcast_shape(*[v.shape for v in values])
+    except ValueError as error:
+        raise c.error("index tensors of shapes %s do not broadcast (%s)"
+                      % ([v.shape for v in values], error))
+
+    def maps(loops):
+        return [[e if e == "0" else loops[int(e[1:])]
+                 for e in c.broadcast_map(v.shape, shape)] for v in values]
+    for dim in range(positions[0], positions[0] + len(values)):
+        if not is_static(x.shape[dim]):
+            raise c.error("indexing a symbolic dimension (%s) is not "
+                          "supported" % x.shape[dim])
+    return positions[0], values, shape, maps
+
+
+def _wrapped_index(name, raw, size):
+    """Lines making `%name` the index a (possibly negative) int64 `raw`
+    selects in a dimension of `size`, as PyTorch counts."""
+    return ["%%%s_raw = arith.index_cast %s : i64 to index" % (name, raw),
+            "%%%s_size = arith.constant %d : index" % (name, size),
+            "%%%s_zero = arith.constant 0 : index" % name,
+            "%%%s_neg = arith.cmpi slt, %%%s_raw, %%%s_zero : index"
+            % (name, name, name),
+            "%%%s_up = arith.addi %%%s_raw, %%%s_size : index"
+            % (name, name, name),
+            "%%%s = arith.select %%%s_neg, %%%s_up, %%%s_raw : index"
+            % (name, name, name, name)]
+
+
+def _clamped_index(name, raw, size):
+    """Lines making `%name_in` the index `raw` selects in a dimension of
+    `size`: wrapped as PyTorch counts negatives, then clamped into the
+    dimension (an index PyTorch would refuse reads the nearest element,
+    never memory outside the tensor)."""
+    return _wrapped_index(name, raw, size) + [
+        "%%%s_last = arith.constant %d : index" % (name, size - 1),
+        "%%%s_lo = arith.maxsi %%%s, %%%s_zero : index" % (name, name, name),
+        "%%%s_in = arith.minsi %%%s_lo, %%%s_last : index"
+        % (name, name, name)]
+
+
+def _extract_lines(x, coords):
+    """Lines reading `x` at `coords` inside a generic body, widened to
+    f32 for half types; returns (lines, the value's name)."""
+    lines = ["%%v = tensor.extract %s[%s] : %s"
+             % (x.name, ", ".join(coords), x.type)]
+    if x.elem in HALF_TYPES:
+        lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
+        return lines, "%vf"
+    return lines, "%v"
+
+
+def index(c, args, kwargs):
+    """x[i] / x[:, i, j] with int64 index tensors (aten::index.Tensor): a
+    gather. An index outside the dimension (an error in PyTorch) reads the
+    nearest element instead of memory outside the tensor."""
+    x = c.value(args[0])
+    p, idx, shape, maps = _tensor_indices(c, x, args[1])
+    n, r = len(idx), len(shape)
+    out_shape = x.shape[:p] + shape + x.shape[p + n:]
+
+    def body(a, out):
+        lines, coords = [], []
+        for d in range(len(x.shape)):
+            if p <= d < p + n:
+                t = d - p
+                lines += _clamped_index("w%d" % t, a[t], x.shape[d])
+                coords.append("%%w%d_in" % t)
+            else:
+                lines.append("%%coord%d = linalg.index %d : index"
+                             % (d, d if d < p else d - n + r))
+                coords.append("%%coord%d" % d)
+        read, value = _extract_lines(x, coords)
+        return lines + read, value
+    return c.generic(out_shape, list(zip(idx, maps(
+        ["d%d" % (p + i) for i in range(r)]))), body, out_elem=x.elem)
+
+
+def index_put(c, args, kwargs):
+    """x[i] = v / x[:, i] = v (index_put, index_put_ in place; accumulate
+    adds): every element of x that an index names takes the value of v
+    there, the others keep x's. With int64 index tensors it is one
+    linalg.generic over x's dimensions and a reduction over the indices
+    (where indices repeat, PyTorch leaves the winner undefined; here the
+    last one wins); with a bool mask it is a select."""
+    x = c.value(args[0])
+    indices, v = args[1], c.value(args[2])
+    accumulate = bool(args[3] if len(args) > 3 else
+                      kwargs.get("accumulate", False))
+    if x.elem not in ("f32",) + tuple(HALF_TYPES) or \
+            v.elem not in ("f32",) + tuple(HALF_TYPES):
+        raise c.error("index_put of %s values into %s tensors is not "
+                      "supported (floating-point only)" % (v.elem, x.elem))
+    if x.sliced:
+        x = c.copy(x)
+    rank = len(x.shape)
+    first = next((a for a in indices if a is not None), None) \
+        if isinstance(indices, list) else None
+    if first is not None and c.value(first).elem == "i1":
+        mask = c.value(first)
+        p = indices.index(first)
+        if len(indices) - p != 1 or mask.shape != x.shape[p:p + len(
+                mask.shape)] or product(v.shape) != (1, ()):
+            raise c.error("a bool mask must match the dimensions it indexes "
+                          "and the value must have one element")
+
+        def body(a, out):
+            value = a[1]
+            if accumulate:
+                return ["%%sum = arith.addf %s, %s : f32" % (out, value),
+                        "%%r = arith.select %s, %%sum, %s : f32"
+                        % (a[0], out)], "%r"
+            return ["%%r = arith.select %s, %s, %s : f32"
+                    % (a[0], value, out)], "%r"
+        return c.generic(x.shape, [
+            (mask, ["d%d" % (p + i) for i in range(len(mask.shape))]),
+            (v, ["0"] * len(v.shape))], body, init=c.copy(x).name,
+            out_elem=x.elem)
+    p, idx, shape, maps = _tensor_indices(c, x, indices)
+    n, r = len(idx), len(shape)
+    indexed = x.shape[:p] + shape + x.shape[p + n:]
+    try:
+        broadcast_shape(v.shape, indexed)
+    except ValueError as error:
+        raise c.error("the value of shape %s does not broadcast to the "
+                      "indexed shape %s (%s)" % (v.shape, indexed, error))
+    if broadcast_shape(v.shape, indexed) != indexed:
+        raise c.error("the value of shape %s is larger than the indexed "
+                      "shape %s" % (v.shape, indexed))
+    # Loops: x's dims, then one reduction loop per index dimension.
+    ks = ["d%d" % (rank + i) for i in range(r)]
+    # Where each loop of the indexed shape lives among the generic's loops.
+    indexed_loops = ["d%d" % d for d in range(p)] + ks + \
+        ["d%d" % d for d in range(p + n, rank)]
+    v_map = [e if e == "0" else indexed_loops[int(e[1:])]
+             for e in c.broadcast_map(v.shape, indexed)]
+
+    def body(a, out):
+        lines, conditions = [], []
+        for t in range(n):
+            lines += _wrapped_index("w%d" % t, a[t], x.shape[p + t])
+            lines += ["%%at%d = linalg.index %d : index" % (t, p + t),
+                      "%%hit%d = arith.cmpi eq, %%w%d, %%at%d : index"
+                      % (t, t, t)]
+            conditions.append("%%hit%d" % t)
+        hit = conditions[0]
+        for t, other in enumerate(conditions[1:]):
+            lines.append("%%both%d = arith.andi %s, %s : i1"
+                         % (t, hit, other))
+            hit = "%%both%d" % t
+        value = a[n]
+        if accumulate:
+            lines.append("%%sum = arith.addf %s, %s : f32" % (out, value))
+            value = "%sum"
+        lines.append("%%r = arith.select %s, %s, %s : f32"
+                     % (hit, value, out))
+        return lines, "%r"
+    return c.generic(
+        x.shape, list(zip(idx, maps(ks))) + [(v, v_map)], body,
+        init=c.copy(x).name,
+        iterators=["parallel"] * rank + ["reduction"] * r,
+        out_map=["d%d" % d for d in range(rank)], out_elem=x.elem)
+
+
+def masked_fill(c, args, kwargs):
+    x, mask, value = c.value(args[0]), c.value(args[1]), args[2]
+    if mask.elem != "i1":
+        raise c.error("the mask must be bool, not %s" % mask.elem)
+    if isinstance(value, dict):   # masked_fill.Tensor: a 0-d tensor value
+        value = c.value(value)
+        if from_product(product(value.shape)) != 1:
+            raise c.error("the fill value must have one element")
+    elif not isinstance(value, (int, float)):   # bool: 0 or 1
+        raise c.error("the fill value must be a number")
+    else:
+        value = float(value)
+    return c.elementwise([mask, value, x], lambda n: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+        keep_bool=(0,))
+
+
+def index_select(c, args, kwargs):
+    """index_select(x, dim, index): the gather of aten::index along dim."""
+    x = c.value(args[0])
+    dim = args[1] % len(x.shape)
+    return index(c, [args[0], [None] * dim + [args[2]]], {})
+
+
+def gather(c, args, kwargs):
+    """gather(x, dim, index): out[i...] = x[i... with index[i...] at dim]
+    (an index outside the dimension reads the nearest element)."""
+    x, idx = c.value(args[0]), c.value(args[2])
+    dim = args[1] % len(x.shape)
+    if idx.elem != "i64":
+        raise c.error("gather takes int64 indices, not %s" % idx.elem)
+
+    def body(a, out):
+        lines = _clamped_index("w", a[0], x.shape[dim])
+        coords = []
+        for d in range(len(x.shape)):
+            if d == dim:
+                coords.append("%w_in")
+            else:
+                lines.append("%%coord%d = linalg.index %d : index" % (d, d))
+                coords.append("%%coord%d" % d)
+        read, value = _extract_lines(x, coords)
+        return lines + read, value
+    if not is_static(x.shape[dim]):
+        raise c.error("gather along a symbolic size is not supported")
+    return c.generic(idx.shape, [(idx, ["d%d" % i for i in
+                                        range(len(idx.shape))])], body,
+                     out_elem=x.elem)
+
+
+def scatter(mode):
+    """scatter (src or value), scatter_add and index_add: writes along
+    `dim` where the index names a position, as one generic over x's
+    dimensions and a reduction over the index's `dim` (the last write wins
+    where indices repeat, which PyTorch leaves undefined for scatter;
+    adds accumulate). Index tensors must have x's sizes off `dim`
+    (index_add's is 1-D)."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        rank = len(x.shape)
+        dim = args[1] % rank
+        idx = c.value(args[2])
+        alpha = 1.0
+        if mode == "index_add":
+            source = args[3]
+            alpha = float(kwargs.get("alpha", args[4] if len(args) > 4
+                                     else 1))
+            if len(idx.shape) != 1:
+                raise c.error("index_add takes a 1-D index")
+        else:
+            source = args[3] if len(args) > 3 else kwargs.get(
+                "src", kwargs.get("value"))
+        if idx.elem != "i64":
+            raise c.error("the index must be int64, not %s" % idx.elem)
+        if mode != "index_add" and (len(idx.shape) != rank or any(
+                normal_dim(idx.shape[d]) != normal_dim(x.shape[d])
+                for d in range(rank) if d != dim)):
+            raise c.error("scatter with an index smaller than the tensor "
+                          "off the scattered dimension is not supported")
+        if not is_static(x.shape[dim]):
+            raise c.error("scatter along a symbolic size is not supported")
+        k = "d%d" % rank
+        along = ["d%d" % d if d != dim else k for d in range(rank)]
+        idx_map = [k] if mode == "index_add" else along
+        inputs = [(idx, idx_map)]
+        if isinstance(source, dict):
+            inputs.append((c.value(source), along))
+        elif not isinstance(source, (int, float)) or isinstance(source,
+                                                                bool):
+            raise c.error("the scattered value must be a tensor or number")
+        adds = mode in ("add", "index_add")
+        value_elem = "f32" if x.elem in HALF_TYPES else x.elem
+        if value_elem not in ("f32", "i64"):
+            raise c.error("scatter into %s tensors is not supported"
+                          % x.elem)
+
+        def body(a, o):
+            lines = _wrapped_index("w", a[0], x.shape[dim])
+            lines += ["%%here = linalg.index %d : index" % dim,
+                      "%hit = arith.cmpi eq, %w, %here : index"]
+            if len(a) > 1:
+                value = a[1]
+                if value_elem == "f32" and c.value(source).elem == "i64":
+                    lines.append("%%vf = arith.sitofp %s : i64 to f32"
+                                 % value)
+                    value = "%vf"
+            else:
+                lines.append("%%value = arith.constant %s : %s"
+                             % (literal(source, value_elem), value_elem))
+                value = "%value"
+            if alpha != 1.0:
+                lines += ["%%alpha = arith.constant %s : f32"
+                          % float_literal(alpha),
+                          "%%scaled = arith.mulf %s, %%alpha : f32" % value]
+                value = "%scaled"
+            if adds:
+                add = "arith.addf" if value_elem == "f32" else "arith.addi"
+                lines += ["%%sum = %s %s, %s : %s" % (add, o, value,
+                                                      value_elem),
+                          "%%r = arith.select %%hit, %%sum, %s : %s"
+                          % (o, value_elem)]
+            else:
+                lines.append("%%r = arith.select %%hit, %s, %s : %s"
+                             % (value, o, value_elem))
+            return lines, "%r"
+        init = c.copy(c.cast(x, value_elem) if value_elem != x.elem
+                      else x)
+        return c.generic(x.shape, inputs, body, init=init.name,
+                         out_map=["d%d" % d for d in range(rank)],
+                         iterators=["parallel"] * rank + ["reduction"],
+                         out_elem=value_elem)
+    return convert

@@ -1,0 +1,185 @@
+"""Matrix products and attention: addmm/baddbmm, torch.matmul's
+broadcasting (general_matmul), linear, scaled_dot_product_attention and
+the kernels it dispatches to, and tril/triu; mm and bmm are
+Converter.matmul itself (their entries in ops/__init__.py).
+"""
+import math
+
+from .common import (HALF_TYPES, Value, broadcast_shape, from_product, literal,
+                     op2, product)
+from .reductions import softmax_of
+
+
+def attention(c, args, kwargs, names, returns):
+    """scaled_dot_product_attention and the kernels it dispatches to
+    (math, flash, efficient, cuDNN): softmax(q @ k^T * scale + mask) @ v
+    over the leading (batch, head) dimensions. `names` are the operands
+    after q, k, v in the op's schema; `returns` what the op gives beside
+    the attention: None, "lse" (each row's log-sum-exp) or "weights" (the
+    softmax)."""
+    q, k, v = (c.value(a) for a in args[:3])
+    given = dict(zip(names, args[3:]))
+    given.update(kwargs)
+    if given.get("dropout_p", 0.0) not in (0, 0.0, None):
+        raise c.error("attention with dropout (dropout_p=%r) is not "
+                      "supported; export the model in eval mode"
+                      % given["dropout_p"])
+    if given.get("enable_gqa"):
+        raise c.error("grouped-query attention (enable_gqa) is not "
+                      "supported")
+    if len(q.shape) < 3 or len(k.shape) != len(q.shape) or \
+            len(v.shape) != len(q.shape):
+        raise c.error("attention takes q, k, v of one rank, at least 3")
+    batch, length, width = q.shape[:-2], q.shape[-2], q.shape[-1]
+    keys = k.shape[-2]
+    scale = given.get("scale")
+    if scale is None:
+        if not isinstance(width, int):
+            raise c.error("the default scale needs a static head width")
+        scale = 1.0 / math.sqrt(width)
+    rows = from_product(product(batch)) if batch else 1
+    if rows is None:
+        raise c.error("the batch dimensions %s are not one size" % batch)
+
+    def flat(x):
+        return c.reshape(x, [rows] + x.shape[-2:])
+    scores = c.matmul(flat(q), c.permute(flat(k), [0, 2, 1]))
+    scores = c.reshape(scores, batch + [length, keys])
+    scores = c.elementwise([scores, float(scale)],
+                           lambda n: op2("arith.mulf", n))
+    mask = given.get("attn_mask")
+    if mask is not None:
+        mask = c.value(mask)
+        if mask.elem == "i1":
+            scores = c.elementwise([mask, scores, -math.inf], lambda n: (
+                ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+                keep_bool=(0,))
+        else:
+            scores = c.elementwise([scores, mask],
+                                   lambda n: op2("arith.addf", n))
+    if given.get("is_causal"):
+        # Row i sees keys 0..i (the top-left causal mask PyTorch uses).
+        def body(a, o):
+            return ["%i = linalg.index 0 : index",
+                    "%j = linalg.index 1 : index",
+                    "%r = arith.cmpi ule, %j, %i : index"], "%r"
+        causal = c.generic([length, keys], [], body, init=c.empty(
+            [length, keys], "i1", scores.device), out_elem="i1")
+        causal = Value(causal.name, [length, keys], elem="i1",
+                       device=scores.device)
+        scores = c.elementwise([causal, scores, -math.inf], lambda n: (
+            ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+            keep_bool=(0,))
+    last = len(scores.shape) - 1
+    weights = softmax_of(c, scores, last, safe=True)
+    out = c.matmul(flat(weights), flat(c.cast(v, "f32")))
+    out = c.reshape(out, batch + [length, v.shape[-1]])
+    if returns is None:
+        return out
+    if returns == "weights":
+        return [out, weights]
+    # The log-sum-exp of each row's scores (the flash kernels' second
+    # result).
+    high = c.reduce(scores, [last], "max")
+    shifted = c.elementwise([scores, c.keepdim(high, scores.shape, [last])],
+                            lambda n: op2("arith.subf", n))
+    total = c.reduce(c.elementwise([shifted], lambda n: (
+        ["%%r = math.exp %s : f32" % n[0]], "%r")), [last], "sum")
+    return [out, c.elementwise([high, total], lambda n: (
+        ["%%l = math.log %s : f32" % n[1],
+         "%%r = arith.addf %s, %%l : f32" % n[0]], "%r"))]
+
+
+def addmm(c, args, kwargs):
+    """addmm / baddbmm: beta * input + alpha * (a @ b)."""
+    bias, a, b = (c.value(x) for x in args[:3])
+    beta = float(kwargs.get("beta", args[3] if len(args) > 3 else 1))
+    alpha = float(kwargs.get("alpha", args[4] if len(args) > 4 else 1))
+    product_ = c.matmul(a, b)
+    if beta == 1 and alpha == 1:
+        return c.elementwise([product_, bias], lambda n: op2("arith.addf", n))
+    if beta == 0:   # input is ignored, NaN included, as PyTorch does
+        return c.elementwise([product_, alpha], lambda n: op2("arith.mulf",
+                                                              n))
+    return c.elementwise([product_, bias, alpha, beta], lambda n: ([
+        "%%p = arith.mulf %s, %s : f32" % (n[0], n[2]),
+        "%%q = arith.mulf %s, %s : f32" % (n[1], n[3]),
+        "%r = arith.addf %p, %q : f32"], "%r"))
+
+
+def general_matmul(c, a, b):
+    """torch.matmul: vectors promoted and their dimension dropped after,
+    batch dimensions broadcast, as one matmul or batch_matmul."""
+    vector_a, vector_b = len(a.shape) == 1, len(b.shape) == 1
+    if vector_a:
+        a = c.reshape(a, [1] + a.shape)
+    if vector_b:
+        b = c.reshape(b, b.shape + [1])
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        out = c.matmul(a, b)
+    elif len(b.shape) == 2:
+        # (..., m, k) @ (k, n): one matmul over the flattened rows.
+        rows = from_product(product(a.shape[:-1]))
+        out = c.matmul(c.reshape(a, [rows, a.shape[-1]]), b)
+        out = c.reshape(out, a.shape[:-1] + [b.shape[-1]])
+    else:
+        try:
+            batch = broadcast_shape(a.shape[:-2], b.shape[:-2])
+        except ValueError as error:
+            raise c.error(str(error))
+        count = from_product(product(batch))
+
+        def batched(x):
+            full = batch + x.shape[-2:]
+            if x.shape != full:
+                x = c.generic(full, [(x, c.broadcast_map(x.shape, full))],
+                              lambda a_, o: ([], a_[0]), out_elem=x.elem)
+            return c.reshape(x, [count] + x.shape[-2:])
+        out = c.matmul(batched(a), batched(b))
+        out = c.reshape(out, batch + [a.shape[-2], b.shape[-1]])
+    if vector_a:
+        out = c.reshape(out, out.shape[:-2] + out.shape[-1:])
+    if vector_b:
+        out = c.reshape(out, out.shape[:-1])
+    return out
+
+
+def linear(c, args, kwargs):
+    """linear(x, w, b): x @ w^T + b over any leading dimensions."""
+    x, weight = c.value(args[0]), c.value(args[1])
+    bias = args[2] if len(args) > 2 else kwargs.get("bias")
+    out = general_matmul(c, x, c.permute(weight, [1, 0]) if len(
+        weight.shape) == 2 else weight)
+    if bias is not None:
+        out = c.elementwise([out, c.value(bias)],
+                            lambda n: op2("arith.addf", n))
+    return out
+
+
+def triangle(lower):
+    """tril / triu(x, diagonal): keeps j - i <= k (tril) or >= k (triu)
+    over the last two dimensions, zeros elsewhere."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        k = args[1] if len(args) > 1 else kwargs.get("diagonal", 0)
+        rank = len(x.shape)
+        keep = "sle" if lower else "sge"
+
+        def body(a, o):
+            zero = "%%zero = arith.constant %s : %s" % (
+                literal(0, "f32" if x.elem in HALF_TYPES else x.elem),
+                "f32" if x.elem in HALF_TYPES else x.elem)
+            return ["%%i = linalg.index %d : index" % (rank - 2),
+                    "%%j = linalg.index %d : index" % (rank - 1),
+                    "%ii = arith.index_cast %i : index to i64",
+                    "%jj = arith.index_cast %j : index to i64",
+                    "%diff = arith.subi %jj, %ii : i64",
+                    "%%k = arith.constant %d : i64" % k,
+                    "%%in = arith.cmpi %s, %%diff, %%k : i64" % keep,
+                    zero,
+                    "%%r = arith.select %%in, %s, %%zero : %s" % (
+                        a[0], "f32" if x.elem in HALF_TYPES else x.elem)], \
+                "%r"
+        return c.generic(x.shape, [(x, ["d%d" % i for i in range(rank)])],
+                         body, out_elem=x.elem)
+    return convert

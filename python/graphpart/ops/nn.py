@@ -1,0 +1,173 @@
+"""Normalization and dropout: layer norm, RMS norm, batch norm in
+inference (the cudnn/miopen forms Dynamo's CUDA graphs record included),
+group norm, and dropout (native_dropout, drawn afresh on every call, and
+its backward).
+"""
+from .common import ELEMENT_TYPES, Value, from_product, is_static, op2, product
+
+
+def native_layer_norm(c, args, kwargs):
+    x, normalized = c.value(args[0]), args[1]
+    weight = c.value(args[2]) if args[2] is not None else None
+    bias = c.value(args[3]) if args[3] is not None else None
+    eps = float(args[4])
+    rank = len(x.shape)
+    dims = list(range(rank - len(normalized), rank))
+    count = c.count([x.shape[d] for d in dims])
+    divide = lambda n: op2("arith.divf", n)
+    mean = c.keepdim(c.elementwise([c.reduce(x, dims, "sum"), count], divide),
+                     x.shape, dims)
+    centered = c.elementwise([x, mean], lambda n: op2("arith.subf", n))
+    squared = c.elementwise([centered], lambda n: (
+        ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    var = c.elementwise([c.reduce(squared, dims, "sum"), count], divide)
+    rstd = c.keepdim(c.elementwise([var, eps], lambda n: (
+        ["%%s = arith.addf %s, %s : f32" % tuple(n),
+         "%r = math.rsqrt %s : f32"], "%r")), x.shape, dims)
+    y = c.elementwise([centered, rstd], lambda n: op2("arith.mulf", n))
+    if weight is not None:
+        y = c.elementwise([y, weight], lambda n: op2("arith.mulf", n))
+    if bias is not None:
+        y = c.elementwise([y, bias], lambda n: op2("arith.addf", n))
+    return [y, mean, rstd]
+
+
+def rms_norm(fused):
+    """rms_norm(x, normalized_shape, weight, eps): x / sqrt(mean(x^2) +
+    eps) * weight over the normalized dimensions (eps defaults to the
+    dtype's machine epsilon); _fused_rms_norm also gives 1/rms."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        normalized = list(args[1])
+        weight = args[2] if len(args) > 2 else kwargs.get("weight")
+        eps = args[3] if len(args) > 3 else kwargs.get("eps")
+        if eps is None:
+            eps = {"f32": 1.1920928955078125e-07, "f16": 0.0009765625,
+                   "bf16": 0.0078125}.get(x.elem, 1.1920928955078125e-07)
+        rank = len(x.shape)
+        dims = list(range(rank - len(normalized), rank))
+        count = c.count([x.shape[d] for d in dims])
+        squares = c.elementwise([x], lambda n: (
+            ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+        mean = c.elementwise([c.reduce(squares, dims, "sum"), count],
+                             lambda n: op2("arith.divf", n))
+        inverse = c.keepdim(c.elementwise([mean, float(eps)], lambda n: (
+            ["%%s = arith.addf %s, %s : f32" % tuple(n),
+             "%r = math.rsqrt %s : f32"], "%r")), x.shape, dims)
+        y = c.elementwise([x, inverse], lambda n: op2("arith.mulf", n))
+        if weight is not None:
+            y = c.elementwise([y, c.value(weight)],
+                              lambda n: op2("arith.mulf", n))
+        return [y, inverse] if fused else y
+    return convert
+
+
+def native_dropout(c, args, kwargs):
+    """(x * keep / (1 - p), keep) with keep drawn afresh on every call."""
+    x, p = c.value(args[0]), float(args[1])
+    train = args[2] if len(args) > 2 else kwargs.get("train")
+    if train is False:
+        return [x, c.elementwise([x], lambda n: (
+            ["%r = arith.constant true"], "%r"), out_elem="i1")]
+    keep = c.elementwise([c.random(x.shape, "uniform"), 1.0 - p], lambda n: (
+        ["%%r = arith.cmpf olt, %s, %s : f32" % tuple(n)], "%r"),
+        out_elem="i1")
+    scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
+    out = c.elementwise([x, keep, scale], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%s = arith.mulf %s, %s : f32" % (n[0], n[2]),
+         "%%r = arith.select %s, %%s, %%zero : f32" % n[1]], "%r"),
+        keep_bool=(1,))
+    return [out, keep]
+
+
+def native_dropout_backward(c, args, kwargs):
+    grad, mask, scale = c.value(args[0]), c.value(args[1]), float(args[2])
+    return c.elementwise([grad, mask, scale], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%s = arith.mulf %s, %s : f32" % (n[0], n[2]),
+         "%%r = arith.select %s, %%s, %%zero : f32" % n[1]], "%r"),
+        keep_bool=(1,))
+
+
+def batch_norm(names):
+    """Batch norm in inference: (x - mean) / sqrt(var + eps) * w + b over
+    dimension 1; the saved statistics (empty in inference) as empty
+    tensors. `names` are the op's operands after x."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        given = dict(zip(names, args[1:]))
+        given.update(kwargs)
+        if given.get("training"):
+            raise c.error("batch norm in training mode (it updates the "
+                          "running statistics) is not supported: export "
+                          "the model in eval mode")
+        if given.get("running_mean") is None:
+            raise c.error("batch norm without running statistics")
+        rank = len(x.shape)
+        channels = [x.shape[1]] + [1] * (rank - 2)
+
+        def per_channel(name):
+            value = given.get(name)
+            return None if value is None else c.reshape(c.value(value),
+                                                        channels)
+        mean, var = per_channel("running_mean"), per_channel("running_var")
+        weight, bias = per_channel("weight"), per_channel("bias")
+        eps = float(given.get("eps", 1e-5))
+        out = c.elementwise([x, mean, var, eps], lambda n: (
+            ["%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+             "%%v = arith.addf %s, %s : f32" % (n[2], n[3]),
+             "%inv = math.rsqrt %v : f32",
+             "%r = arith.mulf %d, %inv : f32"], "%r"))
+        if weight is not None:
+            out = c.elementwise([out, weight], lambda n: op2("arith.mulf", n))
+        if bias is not None:
+            out = c.elementwise([out, bias], lambda n: op2("arith.addf", n))
+        saved = []
+        for o in c.node["outputs"][1:]:
+            elem = ELEMENT_TYPES.get(o["dtype"])
+            saved.append(None if elem is None else Value(
+                c.filled(o["shape"], 0, elem), o["shape"], elem=elem))
+        return [out] + saved
+    return convert
+
+
+def group_norm(c, args, kwargs):
+    """native_group_norm(x, weight, bias, N, C, HxW, groups, eps): each
+    group of C / groups channels of each sample normalized over its
+    channels and positions, then scaled per channel; also the mean and
+    1/std per (sample, group)."""
+    x = c.cast(c.value(args[0]), "f32")
+    weight = c.value(args[1]) if args[1] is not None else None
+    bias = c.value(args[2]) if args[2] is not None else None
+    groups, eps = args[6], float(args[7])
+    batch, channels = x.shape[0], x.shape[1]
+    if not is_static(channels) or channels % groups:
+        raise c.error("group norm of %s channels in %s groups" % (channels,
+                                                                 groups))
+    rest = from_product(product([channels // groups] + x.shape[2:]))
+    if rest is None:
+        raise c.error("group norm over symbolic sizes %s" % x.shape[2:])
+    grouped = c.reshape(x, [batch, groups, rest])
+    count = c.count([rest])
+    divide = lambda n: op2("arith.divf", n)
+    mean = c.elementwise([c.reduce(grouped, [2], "sum"), count], divide)
+    wide = c.keepdim(mean, grouped.shape, [2])
+    centered = c.elementwise([grouped, wide], lambda n: op2("arith.subf", n))
+    squared = c.elementwise([centered], lambda n: (
+        ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    var = c.elementwise([c.reduce(squared, [2], "sum"), count], divide)
+    rstd = c.elementwise([var, eps], lambda n: (
+        ["%%s = arith.addf %s, %s : f32" % tuple(n),
+         "%r = math.rsqrt %s : f32"], "%r"))
+    y = c.elementwise([centered, c.keepdim(rstd, grouped.shape, [2])],
+                      lambda n: op2("arith.mulf", n))
+    y = c.reshape(y, x.shape)
+    per_channel = [channels] + [1] * (len(x.shape) - 2)
+    if weight is not None:
+        y = c.elementwise([y, c.reshape(weight, per_channel)],
+                          lambda n: op2("arith.mulf", n))
+    if bias is not None:
+        y = c.elementwise([y, c.reshape(bias, per_channel)],
+                          lambda n: op2("arith.addf", n))
+    return [y, mean, rstd]

@@ -1,0 +1,266 @@
+"""Shape ops: view/reshape, unsqueeze/squeeze, transpose, expand, slice
+and select (tensor.extract_slice, `sliced` values), cat, stack, split and
+unbind, constant padding, flip, repeat, and the ops that are their operand
+(clone, detach, alias). On values a view is a tensor of the viewed
+elements; which ops alias their operand, for in-place writes, is VIEW_OPS
+in ops/__init__.py.
+"""
+from .common import (Value, dims_arg, divide, from_product, is_static, literal,
+                     normal_dim, product, tensor_type)
+
+
+def view(c, args, kwargs):
+    x = c.value(args[0])
+    shape = list(args[1])
+    if shape.count(-1) > 1:
+        raise c.error("more than one -1 in %s" % shape)
+    if -1 in shape:
+        missing = divide(product(x.shape),
+                         product(d for d in shape if d != -1))
+        missing = from_product(missing) if missing else None
+        if missing is None:
+            raise c.error("cannot view %s as %s" % (x.shape, shape))
+        shape[shape.index(-1)] = missing
+    return c.reshape(x, shape)
+
+
+def reshape_alias(c, args, kwargs):
+    """A view PyTorch found legal: on values, the logical elements in
+    row-major order, whatever strides the view has in memory."""
+    return c.reshape(c.value(args[0]), list(args[1]))
+
+
+def unsqueeze(c, args, kwargs):
+    x = c.value(args[0])
+    dim = args[1] % (len(x.shape) + 1)
+    return c.reshape(x, x.shape[:dim] + [1] + x.shape[dim:])
+
+
+def squeeze(c, args, kwargs):
+    x = c.value(args[0])
+    if len(args) > 1:
+        dims = dims_arg(args[1], len(x.shape))
+    else:
+        dims = list(range(len(x.shape)))
+    return c.reshape(x, [s for i, s in enumerate(x.shape)
+                         if not (i in dims and s == 1)])
+
+
+def transpose(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    a, b = (args[1] % rank, args[2] % rank) if len(args) > 2 else (0, 1)
+    perm = list(range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    return c.permute(x, perm)
+
+
+def expand(c, args, kwargs):
+    x = c.value(args[0])
+    sizes = list(args[1])
+    offset = len(sizes) - len(x.shape)
+    shape = [x.shape[i - offset] if s == -1 else s
+             for i, s in enumerate(sizes)]
+    return c.generic(shape, [(x, c.broadcast_map(x.shape, shape))],
+                     lambda a, o: ([], a[0]), out_elem=x.elem)
+
+
+def slice_op(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dim = (args[1] if len(args) > 1 else 0) % rank
+    size = x.shape[dim]
+    start = args[2] if len(args) > 2 and args[2] is not None else 0
+    end = args[3] if len(args) > 3 and args[3] is not None else size
+    step = args[4] if len(args) > 4 else 1
+    if not is_static(size) or not is_static(start) or not is_static(end):
+        # Along a symbolic dimension: only the whole of it.
+        if start == 0 and step == 1 and (normal_dim(end) == size or (
+                is_static(end) and end >= 2 ** 62)):
+            return x
+        raise c.error("slicing part of a symbolic dimension (%s) is not "
+                      "supported" % size)
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(start, min(size, end + size if end < 0 else end))
+    count = (end - start + step - 1) // step
+    offsets, sizes, strides = [0] * rank, list(x.shape), [1] * rank
+    offsets[dim], sizes[dim], strides[dim] = start, count, step
+    out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem,
+                device=x.device)
+    c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+        out.name, x.name, offsets, c.sizes(sizes), strides, x.type,
+        out.type))
+    return out
+
+
+def select(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dim, index = args[1] % rank, args[2]
+    if not is_static(x.shape[dim]):
+        raise c.error("select along a symbolic dimension (%s) is not "
+                      "supported" % x.shape[dim])
+    index = index + x.shape[dim] if index < 0 else index
+    if not 0 <= index < x.shape[dim]:
+        raise c.error("index %d out of range for size %d"
+                      % (args[2], x.shape[dim]))
+    offsets, sizes = [0] * rank, list(x.shape)
+    offsets[dim], sizes[dim] = index, 1
+    out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
+                sliced=True, elem=x.elem, device=x.device)
+    c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+        out.name, x.name, offsets, c.sizes(sizes), [1] * rank, x.type,
+        out.type))
+    return out
+
+
+def cat(c, args, kwargs):
+    return cat_values(c, [c.value(a) for a in args[0]],
+                      args[1] if len(args) > 1 else kwargs.get("dim", 0))
+
+
+def cat_values(c, tensors, dim):
+    elem = tensors[0].elem
+    tensors = [c.cast(t, elem) for t in tensors]
+    rank = len(tensors[0].shape)
+    dim %= rank
+    shape = list(tensors[0].shape)
+    if not all(is_static(t.shape[dim]) for t in tensors):
+        raise c.error("cat along a symbolic dimension is not supported")
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    device = c.device_of(tensors)
+    current, offset = c.empty(shape, elem, device), 0
+    for t in tensors:
+        offsets = [0] * rank
+        offsets[dim] = offset
+        name = c.fresh("cat")
+        c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
+            name, t.name, current, offsets, c.sizes(t.shape), [1] * rank,
+            t.type,
+            tensor_type(shape, elem)))
+        current, offset = name, offset + t.shape[dim]
+    return Value(current, shape, elem=elem, device=device)
+
+
+def unbind(c, args, kwargs):
+    x = c.value(args[0])
+    dim = (args[1] if len(args) > 1 else kwargs.get("dim", 0)) % len(
+        x.shape)
+    if not is_static(x.shape[dim]):
+        raise c.error("unbind along a symbolic size is not supported")
+    return [select(c, [args[0], dim, i], {}) for i in range(x.shape[dim])]
+
+
+def stack(c, args, kwargs):
+    tensors = [c.value(a) for a in args[0]]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+    dim %= len(tensors[0].shape) + 1
+    return cat_values(c, [c.reshape(t, t.shape[:dim] + [1] + t.shape[dim:])
+                          for t in tensors], dim)
+
+
+def identity(c, args, kwargs):
+    return c.value(args[0])
+
+
+def split(c, args, kwargs):
+    """split.Tensor (a chunk size) and split_with_sizes (a list of sizes):
+    slices along `dim`."""
+    x = c.value(args[0])
+    dim = (args[2] if len(args) > 2 else kwargs.get("dim", 0)) % len(x.shape)
+    size = x.shape[dim]
+    if not is_static(size):
+        raise c.error("split along a symbolic dimension (%s) is not "
+                      "supported" % size)
+    if isinstance(args[1], list):
+        sizes = list(args[1])
+        if sum(sizes) != size:
+            raise c.error("sizes %s do not add up to %d" % (sizes, size))
+    else:
+        chunk = max(1, args[1])
+        sizes = [min(chunk, size - start) for start in range(0, size, chunk)]
+    parts, start = [], 0
+    for length in sizes:
+        parts.append(slice_op(c, [args[0], dim, start, start + length], {}))
+        start += length
+    return parts
+
+
+def pad_any(c, x, low, high, value):
+    """`x` padded by `low`/`high` elements per dimension with `value`
+    (tensor.pad), in x's element type."""
+    shape = []
+    for size, a, b in zip(x.shape, low, high):
+        if (a or b) and not is_static(size):
+            raise c.error("padding a symbolic size (%s) is not supported"
+                          % size)
+        shape.append(size + a + b if (a or b) else size)
+    elem = x.elem
+    name, fill = c.fresh("pad"), c.fresh("fill")
+    c.emit("%s = arith.constant %s : %s" % (fill, literal(value, elem), elem))
+    c.emit("%s = tensor.pad %s low%s high%s {" % (name, x.name, list(low),
+                                                  list(high)))
+    c.emit("^bb0(%s):" % ", ".join("%%p%d: index" % i
+                                   for i in range(len(x.shape))))
+    c.emit("  tensor.yield %s : %s" % (fill, elem))
+    c.emit("} : %s to %s" % (x.type, tensor_type(shape, elem)))
+    return Value(name, shape, elem=elem, device=x.device)
+
+
+def constant_pad(c, args, kwargs):
+    """constant_pad_nd (F.pad, mode "constant"): pairs from the last
+    dimension back; negative amounts crop."""
+    x = c.value(args[0])
+    pads = list(args[1])
+    value = args[2] if len(args) > 2 else kwargs.get("value", 0)
+    rank = len(x.shape)
+    low, high = [0] * rank, [0] * rank
+    for i in range(len(pads) // 2):
+        low[rank - 1 - i], high[rank - 1 - i] = pads[2 * i], pads[2 * i + 1]
+    if any(v < 0 for v in low + high):
+        starts = [max(0, -v) for v in low]
+        sizes = [x.shape[d] - starts[d] - max(0, -high[d])
+                 for d in range(rank)]
+        name = c.fresh("crop")
+        c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
+            name, x.name, starts, c.sizes(sizes), [1] * rank, x.type,
+            tensor_type(sizes, x.elem)))
+        x = Value(name, sizes, sliced=True, elem=x.elem, device=x.device)
+        low, high = [max(0, v) for v in low], [max(0, v) for v in high]
+    if not any(low + high):
+        return c.copy(x)
+    return pad_any(c, x, low, high, value if value is not None else 0)
+
+
+def flip(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dims = {d % rank for d in args[1]}
+    exprs = []
+    for d in range(rank):
+        if d in dims:
+            if not is_static(x.shape[d]):
+                raise c.error("flipping a symbolic size is not supported")
+            exprs.append("%d - d%d" % (x.shape[d] - 1, d))
+        else:
+            exprs.append("d%d" % d)
+    return c.generic(x.shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def repeat(c, args, kwargs):
+    """x.repeat(r...): the tensor tiled, leading new dimensions first."""
+    x = c.value(args[0])
+    repeats = list(args[1])
+    lead = len(repeats) - len(x.shape)
+    if lead < 0:
+        raise c.error("repeat needs a count for every dimension")
+    shape = [1] * lead + list(x.shape)
+    if not all(is_static(d) for d in shape):
+        raise c.error("repeating a symbolic size is not supported")
+    x = c.reshape(x, shape) if lead else x
+    out = [s * r for s, r in zip(shape, repeats)]
+    exprs = ["0" if s == 1 else "d%d mod %d" % (i, s)
+             for i, s in enumerate(shape)]
+    return c.generic(out, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
