@@ -12,7 +12,8 @@ from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         random_like, random_sized, scalar_tensor, to_copy)
 from .indexing import (embedding, gather, index, index_put, index_select,
                        masked_fill, scatter)
-from .linalg import addmm, attention, general_matmul, linear, triangle
+from .linalg import (addmm, attention, cuda_attention, general_matmul,
+                     linear, triangle)
 from .nn import (batch_norm, group_norm, native_dropout,
                  native_dropout_backward, native_layer_norm, rms_norm)
 from .pointwise import (binary, bitwise, bitwise_not, clamp, compare, elu,
@@ -103,6 +104,15 @@ OPS = {
     "aten::_scaled_dot_product_flash_attention_for_cpu": lambda c, a, k:
         attention(c, a, k, ["dropout_p", "is_causal", "attn_mask", "scale"],
                   "lse"),
+    "aten::_scaled_dot_product_flash_attention": lambda c, a, k: attention(
+        c, a, k, ["dropout_p", "is_causal", "return_debug_mask", "scale"],
+        "lse"),
+    "aten::_scaled_dot_product_efficient_attention": cuda_attention(
+        ["attn_mask", "compute_log_sumexp", "dropout_p", "is_causal",
+         "scale"]),
+    "aten::_scaled_dot_product_cudnn_attention": cuda_attention(
+        ["attn_mask", "compute_log_sumexp", "dropout_p", "is_causal",
+         "return_debug_mask", "scale"]),
     "aten::_scaled_dot_product_attention_math": lambda c, a, k: attention(
         c, a, k, ["attn_mask", "dropout_p", "is_causal", "dropout_mask",
                   "scale", "enable_gqa"], "weights"),

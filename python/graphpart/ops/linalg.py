@@ -5,14 +5,14 @@ Converter.matmul itself (their entries in ops/__init__.py).
 """
 import math
 
-from .common import (HALF_TYPES, Value, broadcast_shape, from_product, literal,
-                     op2, product)
+from .common import (HALF_TYPES, Unusable, Value, broadcast_shape,
+                     from_product, literal, op2, product)
 from .reductions import softmax_of
 
 
 def attention(c, args, kwargs, names, returns):
     """scaled_dot_product_attention and the kernels it dispatches to
-    (math, flash, efficient, cuDNN): softmax(q @ k^T * scale + mask) @ v
+    (math, flash; cuda_attention: efficient, cuDNN): softmax(q @ k^T * scale + mask) @ v
     over the leading (batch, head) dimensions. `names` are the operands
     after q, k, v in the op's schema; `returns` what the op gives beside
     the attention: None, "lse" (each row's log-sum-exp) or "weights" (the
@@ -88,6 +88,21 @@ def attention(c, args, kwargs, names, returns):
     return [out, c.elementwise([high, total], lambda n: (
         ["%%l = math.log %s : f32" % n[1],
          "%%r = arith.addf %s, %%l : f32" % n[0]], "%r"))]
+
+
+def cuda_attention(names):
+    """The memory-efficient and cuDNN attention kernels, as a trace on CUDA
+    tensors records scaled_dot_product_attention: `attn_bias` is the mask.
+    Their log-sum-exp (padded to the kernel's tile) is not computed; a use
+    of it is an error."""
+    def convert(c, args, kwargs):
+        kwargs = dict(kwargs)
+        if "attn_bias" in kwargs:
+            kwargs["attn_mask"] = kwargs.pop("attn_bias")
+        return [attention(c, args, kwargs, names, None),
+                Unusable("the attention kernel's log-sum-exp is not "
+                         "computed")]
+    return convert
 
 
 def addmm(c, args, kwargs):
