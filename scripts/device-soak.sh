@@ -23,6 +23,11 @@ SOAK_PROGRAMS="cpu_op_in_the_middle scale_by_item attention_block"
 SANITIZE_PROGRAMS="cpu_op_in_the_middle attention_block mutating_multi_output
   symint_mutation_index scale_by_item mlp32 chain200"
 
+mode="${1:-}"
+case "$mode" in
+  soak|sanitize) shift ;;
+  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
 [ -d "$artifacts" ] || { echo "no $artifacts: run 'device-tests.sh prepare' here and carry build-device" >&2; exit 1; }
 cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
   -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
@@ -78,11 +83,6 @@ sanitize() {
   done
 }
 
-mode="${1:-}"
-case "$mode" in
-  soak) shift; soak "$@" ;;
-  sanitize) shift; sanitize "$@" ;;
-  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
-esac
+"$mode" "$@"
 echo "device-soak $mode: $failed failure(s)"
 [ "$failed" -eq 0 ]
