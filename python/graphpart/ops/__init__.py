@@ -27,7 +27,8 @@ from .reductions import (argmax, cumulative, logsumexp, max_dim, reduction,
                          vector_norm)
 from .scalars import HOST_SCALAR_OPS, item
 from .views import (cat, constant_pad, expand, flip, identity, repeat,
-                    reshape_alias, select, slice_op, split, squeeze, stack,
+                    reshape_alias, select, select_scatter,
+                    slice_op, slice_scatter, split, squeeze, stack,
                     transpose, unbind, unsqueeze, view)
 
 
@@ -172,6 +173,8 @@ OPS = {
     "aten::expand": expand,
     "aten::slice": slice_op,
     "aten::select": select,
+    "aten::slice_scatter": slice_scatter,
+    "aten::select_scatter": select_scatter,
     "aten::cat": cat,
     "aten::eq": compare("oeq"),
     "aten::ne": compare("une"),

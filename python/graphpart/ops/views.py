@@ -65,26 +65,41 @@ def expand(c, args, kwargs):
                      lambda a, o: ([], a[0]), out_elem=x.elem)
 
 
-def slice_op(c, args, kwargs):
-    x = c.value(args[0])
+def slice_frame(c, x, dim, start, end, step):
+    """aten::slice's window of `x` as tensor.extract_slice / insert_slice
+    operands: (offsets, sizes, strides), or None when it is the whole of a
+    symbolic dimension."""
     rank = len(x.shape)
-    dim = (args[1] if len(args) > 1 else 0) % rank
+    dim %= rank
     size = x.shape[dim]
-    start = args[2] if len(args) > 2 and args[2] is not None else 0
-    end = args[3] if len(args) > 3 and args[3] is not None else size
-    step = args[4] if len(args) > 4 else 1
+    start = 0 if start is None else start
+    end = size if end is None else end
     if not is_static(size) or not is_static(start) or not is_static(end):
         # Along a symbolic dimension: only the whole of it.
         if start == 0 and step == 1 and (normal_dim(end) == size or (
                 is_static(end) and end >= 2 ** 62)):
-            return x
+            return None
         raise c.error("slicing part of a symbolic dimension (%s) is not "
                       "supported" % size)
+    if step < 1:
+        raise c.error("slice step %d is not positive" % step)
     start = max(0, min(size, start + size if start < 0 else start))
     end = max(start, min(size, end + size if end < 0 else end))
     count = (end - start + step - 1) // step
     offsets, sizes, strides = [0] * rank, list(x.shape), [1] * rank
     offsets[dim], sizes[dim], strides[dim] = start, count, step
+    return offsets, sizes, strides
+
+
+def slice_op(c, args, kwargs):
+    x = c.value(args[0])
+    frame = slice_frame(c, x, args[1] if len(args) > 1 else 0,
+                        args[2] if len(args) > 2 else None,
+                        args[3] if len(args) > 3 else None,
+                        args[4] if len(args) > 4 else 1)
+    if frame is None:
+        return x
+    offsets, sizes, strides = frame
     out = Value(c.fresh("slice"), sizes, sliced=True, elem=x.elem,
                 device=x.device)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
@@ -93,25 +108,72 @@ def slice_op(c, args, kwargs):
     return out
 
 
-def select(c, args, kwargs):
-    x = c.value(args[0])
-    rank = len(x.shape)
-    dim, index = args[1] % rank, args[2]
+def select_index(c, x, dim, index):
+    """`index` of dimension `dim` of `x`, made non-negative and checked."""
     if not is_static(x.shape[dim]):
         raise c.error("select along a symbolic dimension (%s) is not "
                       "supported" % x.shape[dim])
-    index = index + x.shape[dim] if index < 0 else index
-    if not 0 <= index < x.shape[dim]:
+    position = index + x.shape[dim] if index < 0 else index
+    if not 0 <= position < x.shape[dim]:
         raise c.error("index %d out of range for size %d"
-                      % (args[2], x.shape[dim]))
+                      % (index, x.shape[dim]))
+    return position
+
+
+def select(c, args, kwargs):
+    x = c.value(args[0])
+    rank = len(x.shape)
+    dim = args[1] % rank
     offsets, sizes = [0] * rank, list(x.shape)
-    offsets[dim], sizes[dim] = index, 1
+    offsets[dim], sizes[dim] = select_index(c, x, dim, args[2]), 1
     out = Value(c.fresh("select"), x.shape[:dim] + x.shape[dim + 1:],
                 sliced=True, elem=x.elem, device=x.device)
     c.emit("%s = tensor.extract_slice %s%s%s%s : %s to %s" % (
         out.name, x.name, offsets, c.sizes(sizes), [1] * rank, x.type,
         out.type))
     return out
+
+
+def insert(c, x, src, offsets, sizes, strides, where):
+    """`x` with the window (offsets, sizes, strides) replaced by `src`, of
+    the window's shape without its unit dimensions `where` says."""
+    src = c.cast(src, x.elem)
+    c.device_of([x, src])
+    want = [d for i, d in enumerate(sizes) if i not in where]
+    if [normal_dim(d) for d in src.shape] != [normal_dim(d) for d in want]:
+        raise c.error("the source's shape %s is not the window's %s"
+                      % (src.shape, want))
+    name = c.fresh("scattered")
+    c.emit("%s = tensor.insert_slice %s into %s%s%s%s : %s into %s" % (
+        name, src.name, x.name, offsets, c.sizes(sizes), strides, src.type,
+        x.type))
+    return Value(name, x.shape, elem=x.elem, device=x.device)
+
+
+def slice_scatter(c, args, kwargs):
+    """`x` with a slice (aten::slice's operands) replaced by `src`: what
+    torch.export's functionalization makes of a write through a slice."""
+    x, src = c.value(args[0]), c.value(args[1])
+    given = dict(zip(["dim", "start", "end", "step"], args[2:]))
+    given.update(kwargs)
+    frame = slice_frame(c, x, given.get("dim", 0), given.get("start"),
+                        given.get("end"), given.get("step", 1))
+    if frame is None:
+        frame = [0] * len(x.shape), list(x.shape), [1] * len(x.shape)
+    return insert(c, x, src, *frame, where=())
+
+
+def select_scatter(c, args, kwargs):
+    """`x` with index `index` of dimension `dim` replaced by `src` (a write
+    through x.select(dim, index), functionalized)."""
+    x, src = c.value(args[0]), c.value(args[1])
+    given = dict(zip(["dim", "index"], args[2:]))
+    given.update(kwargs)
+    rank = len(x.shape)
+    dim = given["dim"] % rank
+    offsets, sizes = [0] * rank, list(x.shape)
+    offsets[dim], sizes[dim] = select_index(c, x, dim, given["index"]), 1
+    return insert(c, x, src, offsets, sizes, [1] * rank, where=(dim,))
 
 
 def cat(c, args, kwargs):
