@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -75,6 +76,9 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
     kernels.addPass(createLowerAffinePass());
     kernels.addPass(createSCFToControlFlowPass());
     kernels.addPass(createConvertGpuOpsToNVVMOps());
+    // Math ops libdevice has no function for (math.trunc) become LLVM
+    // intrinsics the NVPTX backend selects.
+    kernels.addPass(createConvertMathToLLVMPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "bin";
@@ -96,6 +100,9 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // The inverse hyperbolic functions have no LLVM intrinsic: log and sqrt.
+  pm.addPass(math::createMathExpandOpsPass(
+      {/*opMnemonics=*/{"asinh", "acosh", "atanh"}}));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

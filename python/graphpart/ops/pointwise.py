@@ -4,6 +4,8 @@ activations (gelu, silu, softplus, elu, hardsigmoid, mish...) and the
 float math functions. Each is a `c.elementwise` over operands broadcast
 like PyTorch's; the converter rounds the result to the node's dtype.
 """
+import math
+
 from .common import Value, float_literal, op2
 
 
@@ -105,6 +107,18 @@ def erf_lines(x, r):
               "%s_y = arith.subf %s_one, %s_pe : f32" % (r, r, r),
               "%s = math.copysign %s_y, %s : f32" % (r, r, x)]
     return lines
+
+
+def erfc_lines(x, r):
+    """erfc from erf_lines' approximation without its 1 - ...: the tail
+    itself for x >= 0 (no cancellation), 2 - tail below."""
+    lines = erf_lines(x, r + "_e")[:-2]
+    return lines + ["%s_zero = arith.constant 0.000000000e+00 : f32" % r,
+                    "%s_two = arith.constant 2.000000000e+00 : f32" % r,
+                    "%s_lo = arith.subf %s_two, %s_e_pe : f32" % (r, r, r),
+                    "%s_neg = arith.cmpf olt, %s, %s_zero : f32" % (r, x, r),
+                    "%s = arith.select %s_neg, %s_lo, %s_e_pe : f32"
+                    % (r, r, r, r)]
 
 
 def gelu(c, args, kwargs):
@@ -458,3 +472,176 @@ def log_sigmoid_forward(c, args, kwargs):
     outputs = c.node["outputs"]
     return [out] + [Value(c.filled(o["shape"], 0.0), o["shape"])
                     for o in outputs[1:]]
+
+
+# -- More float ops: interpolation, fused multiply-adds, classification,
+# shrinkage. Operands are tensors or numbers, computed in f32.
+
+def float_op(names, lines):
+    """An elementwise op of the operands named `names` (positional, then
+    keyword, with a number as default where the schema has one); `lines(n)`
+    gives its body on the operands' scalar names."""
+    def convert(c, args, kwargs):
+        operands = []
+        for i, (name, default) in enumerate(names):
+            value = args[i] if len(args) > i else kwargs.get(name, default)
+            if value is None:
+                raise c.error("operand '%s' is missing" % name)
+            operands.append(c.operand(value) if isinstance(value, dict)
+                            else float(value))
+        if not any(isinstance(v, Value) for v in operands):
+            raise c.error("needs a tensor operand")
+        return c.elementwise(operands, lambda n: (lines(n), "%r"))
+    return convert
+
+
+def lerp_lines(n):
+    return ["%%d = arith.subf %s, %s : f32" % (n[1], n[0]),
+            "%%w = arith.mulf %s, %%d : f32" % n[2],
+            "%%r = arith.addf %s, %%w : f32" % n[0]]
+
+
+def addc_lines(op):
+    """self + value * (t1 `op` t2): addcmul, addcdiv."""
+    return lambda n: ["%%p = %s %s, %s : f32" % (op, n[1], n[2]),
+                      "%%s = arith.mulf %s, %%p : f32" % n[3],
+                      "%%r = arith.addf %s, %%s : f32" % n[0]]
+
+
+def hypot_lines(n):
+    return ["%%a = arith.mulf %s, %s : f32" % (n[0], n[0]),
+            "%%b = arith.mulf %s, %s : f32" % (n[1], n[1]),
+            "%s = arith.addf %a, %b : f32",
+            "%r = math.sqrt %s : f32"]
+
+
+def frac_lines(n):
+    return ["%%t = math.trunc %s : f32" % n[0],
+            "%%r = arith.subf %s, %%t : f32" % n[0]]
+
+
+def xlogy_lines(n):
+    """x * log(y), 0 where x is 0 (and y is not NaN), as PyTorch."""
+    return ["%%l = math.log %s : f32" % n[1],
+            "%%p = arith.mulf %s, %%l : f32" % n[0],
+            "%zero = arith.constant 0.000000000e+00 : f32",
+            "%%x0 = arith.cmpf oeq, %s, %%zero : f32" % n[0],
+            "%%ynan = arith.cmpf uno, %s, %s : f32" % (n[1], n[1]),
+            "%true = arith.constant true",
+            "%notnan = arith.xori %ynan, %true : i1",
+            "%use0 = arith.andi %x0, %notnan : i1",
+            "%r = arith.select %use0, %zero, %p : f32"]
+
+
+def logaddexp_lines(n):
+    """max + log1p(exp(-|a - b|)); equal infinities give themselves."""
+    return ["%%m = arith.maximumf %s, %s : f32" % (n[0], n[1]),
+            "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+            "%ad = math.absf %d : f32",
+            "%nd = arith.negf %ad : f32",
+            "%e = math.exp %nd : f32",
+            "%l = math.log1p %e : f32",
+            "%s = arith.addf %m, %l : f32",
+            "%%same = arith.cmpf oeq, %s, %s : f32" % (n[0], n[1]),
+            "%r = arith.select %same, %m, %s : f32"]
+
+
+def shrink_lines(soft):
+    """softshrink (x -+ lambda outside [-lambda, lambda]) and hardshrink
+    (x outside it), 0 inside."""
+    def lines(n):
+        body = ["%zero = arith.constant 0.000000000e+00 : f32",
+                "%%nl = arith.negf %s : f32" % n[1],
+                "%%above = arith.cmpf ogt, %s, %s : f32" % (n[0], n[1]),
+                "%%below = arith.cmpf olt, %s, %%nl : f32" % n[0]]
+        if soft:
+            body += ["%%hi = arith.subf %s, %s : f32" % (n[0], n[1]),
+                     "%%lo = arith.addf %s, %s : f32" % (n[0], n[1]),
+                     "%b = arith.select %below, %lo, %zero : f32",
+                     "%r = arith.select %above, %hi, %b : f32"]
+        else:
+            body += ["%outside = arith.ori %above, %below : i1",
+                     "%%r = arith.select %%outside, %s, %%zero : f32" % n[0]]
+        return body
+    return lines
+
+
+def logit(c, args, kwargs):
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given."""
+    eps = args[1] if len(args) > 1 else kwargs.get("eps")
+    x = c.value(args[0])
+
+    def lines(n):
+        body, v = [], n[0]
+        if eps is not None:
+            body = ["%%lo = arith.constant %s : f32" % float_literal(eps),
+                    "%%hi = arith.constant %s : f32" % float_literal(
+                        1.0 - eps),
+                    "%%v0 = arith.maximumf %s, %%lo : f32" % v,
+                    "%v = arith.minimumf %v0, %hi : f32"]
+            v = "%v"
+        return body + ["%one = arith.constant 1.000000000e+00 : f32",
+                       "%%q = arith.subf %%one, %s : f32" % v,
+                       "%%f = arith.divf %s, %%q : f32" % v,
+                       "%r = math.log %f : f32"], "%r"
+    return c.elementwise([x], lines)
+
+
+# The largest finite value of each float type (nan_to_num's defaults).
+FLOAT_MAX = {"f32": 3.4028234663852886e38, "f16": 65504.0,
+             "bf16": 3.3895313892515355e38}
+
+
+def nan_to_num(c, args, kwargs):
+    x = c.value(args[0])
+    given = dict(zip(["nan", "posinf", "neginf"], args[1:]))
+    given.update(kwargs)
+    if x.elem not in FLOAT_MAX:
+        return x
+    nan = float(given.get("nan") or 0.0)
+    high = given.get("posinf")
+    high = FLOAT_MAX[x.elem] if high is None else float(high)
+    low = given.get("neginf")
+    low = -FLOAT_MAX[x.elem] if low is None else float(low)
+
+    def lines(n):
+        return ["%%nan = arith.constant %s : f32" % float_literal(nan),
+                "%%hi = arith.constant %s : f32" % float_literal(high),
+                "%%lo = arith.constant %s : f32" % float_literal(low),
+                "%%inf = arith.constant %s : f32" % float_literal(math.inf),
+                "%ninf = arith.constant " + float_literal(-math.inf) +
+                " : f32",
+                "%%isnan = arith.cmpf uno, %s, %s : f32" % (n[0], n[0]),
+                "%%ispos = arith.cmpf oeq, %s, %%inf : f32" % n[0],
+                "%%isneg = arith.cmpf oeq, %s, %%ninf : f32" % n[0],
+                "%%a = arith.select %%isnan, %%nan, %s : f32" % n[0],
+                "%b = arith.select %ispos, %hi, %a : f32",
+                "%r = arith.select %isneg, %lo, %b : f32"], "%r"
+    return c.elementwise([x], lines)
+
+
+def classify(kind):
+    """isnan / isinf / isposinf / isneginf: bool tensors."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+
+        def lines(n):
+            inf = float_literal(math.inf)
+            return {
+                "nan": ["%%r = arith.cmpf uno, %s, %s : f32" % (n[0], n[0])],
+                "inf": ["%%a = math.absf %s : f32" % n[0],
+                        "%%inf = arith.constant %s : f32" % inf,
+                        "%r = arith.cmpf oeq, %a, %inf : f32"],
+                "posinf": ["%%inf = arith.constant %s : f32" % inf,
+                           "%%r = arith.cmpf oeq, %s, %%inf : f32" % n[0]],
+                "neginf": ["%%inf = arith.constant %s : f32"
+                           % float_literal(-math.inf),
+                           "%%r = arith.cmpf oeq, %s, %%inf : f32" % n[0]],
+            }[kind], "%r"
+        if x.elem in ("i1", "i64"):
+            # Integers are never NaN or infinite.
+            return c.elementwise([x, 0.0], lambda n: ([
+                "%%r = arith.cmpf une, %s, %s : f32" % (n[1], n[1])], "%r"),
+                out_elem="i1")
+        return c.elementwise([x], lines, out_elem="i1")
+    return convert

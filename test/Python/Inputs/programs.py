@@ -430,6 +430,34 @@ def gathers(x, rows, cols):
     return torch.where(keep, block, -1.0), picked, y
 
 
+def float_math(x, y, w):
+    """The rest of the float functions: inverse and hyperbolic
+    trigonometry, erfc, frac, fmax/fmin (NaN ignored), hypot, xlogy
+    (0 where x is 0), logaddexp, lerp with a number and a tensor weight,
+    addcmul/addcdiv, soft/hard shrinkage, logit with and without eps,
+    nan_to_num and the NaN/infinity tests."""
+    F = torch.nn.functional
+    u = torch.tanh(x) * 0.9
+    trig = (torch.asin(u) + torch.acos(u) + torch.sinh(x) + torch.cosh(y) +
+            torch.asinh(x) + torch.acosh(y.abs() + 1) + torch.atanh(u) +
+            torch.erfc(x) + torch.frac(x * 3))
+    holes = torch.where(y > 1, float("nan"), x)
+    pairs = (torch.fmax(holes, y) + torch.fmin(y, holes) +
+             torch.hypot(x, y) + torch.xlogy(torch.relu(x), y.abs() + 0.5) +
+             torch.logaddexp(x, y * 2))
+    blends = (torch.lerp(x, y, 0.25) + torch.lerp(x, y, w) +
+              torch.addcmul(x, y, w, value=0.5) +
+              torch.addcdiv(x, y, w.abs() + 1) + F.softshrink(x, 0.3) +
+              F.hardshrink(y) + torch.logit(torch.sigmoid(x)) +
+              torch.logit(w, eps=0.1))
+    odd = torch.where(y > 1.2, float("inf"), holes)
+    odd = torch.where(y < -1.2, -float("inf"), odd)
+    return (trig, pairs, blends, torch.nan_to_num(odd),
+            torch.nan_to_num(odd, nan=1.5, posinf=2.0, neginf=-3.0),
+            torch.isnan(odd), torch.isinf(odd), torch.isposinf(odd),
+            torch.isneginf(odd))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -521,6 +549,8 @@ def programs():
         "block_item": (BlockItem(), [torch.randn(5, 16)]),
         "gathers": (gathers, [torch.randn(5, 6), torch.tensor([4, 0, 2]),
                               torch.tensor([1, 5, 3, 0])]),
+        "float_math": (float_math, [torch.randn(6, 5), torch.randn(6, 5),
+                                    torch.rand(6, 5)]),
     }
 
 
