@@ -43,7 +43,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   partition.dotFile = options.dotFile;
   pm.addPass(createGPPartitionPass(partition));
   if (options.fuse)
-    pm.addPass(createGPFuseKernelsPass({options.report}));
+    pm.addPass(createGPFuseKernelsPass({options.report, options.fuseRows}));
   GPPlanMemoryPassOptions plan;
   plan.report = options.report;
   plan.reportFile = options.reportFile;

@@ -113,6 +113,16 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
     f32. Short reductions over many points (fewer than 32 elements, at
     least 1024 points) and other reductions keep a thread per point.
 
+    In a `noalias` kernel (a row kernel of gp-fuse-kernels), consecutive
+    linalg ops that work row by row (`RowLoops.h`: shared leading parallel
+    loops of static sizes, reductions of everything else, writes only at
+    the op's row), at least one a reduction and two not fills, become one
+    launch with a block per row: the ops run in order with `gpu.barrier`
+    between them, a reduction as above (thread 0 writes the row's value,
+    a fill right before it giving the initial value) and an elementwise op
+    over its row's elements strided by the threads. A softmax or a layer
+    norm is one launch that reads its rows from memory about once.
+
     A kernel whose body is one contraction (`linalg.matmul`,
     `batch_matmul`, matmuls with transposed operands, a `linalg.generic`
     whose indexing maps and mul-add body make it one), of f32, f16 or bf16

@@ -46,6 +46,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("Merge elementwise kernels into their consumers within "
                      "each partition (gp-fuse-kernels)"),
       llvm::cl::init(true)};
+  Option<bool> fuseRows{
+      *this, "fuse-rows",
+      llvm::cl::desc("With fuse: merge the cuda kernels of a softmax, a "
+                     "layer norm and other row-by-row ops into one row "
+                     "kernel (gp-fuse-kernels rows)"),
+      llvm::cl::init(true)};
   Option<bool> cudagraphOrError{
       *this, "cudagraph-or-error",
       llvm::cl::desc("Fail on any op that cannot be captured"),

@@ -156,8 +156,30 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     with `_fused` once that grows past 48 characters); its location fuses
     both.
 
+    Then row kernels: a softmax or a layer norm reaches this pass as a few
+    cuda kernels (a reduction's fill and reduction, another reduction, the
+    normalization) that no rule above fuses, as a reduction's result is
+    read at every element of its row. Two such kernels A and B (A before
+    B, B reading or writing an output of A) become one kernel, A's body
+    followed by B's, where B was, when:
+
+    - both are cuda kernels whose bodies are linalg ops on their block
+      arguments and pure scalar ops;
+    - the ops of both work row by row (`RowLoops.h`): they share leading
+      parallel loops of the same static sizes, those of the first
+      reduction, each reduction reduces every other loop, and a buffer any
+      of them writes is read and written only at the op's own row;
+    - no op between A and B depends on A (A's work moves down to B);
+    - every buffer the merged kernel writes may alias none of its other
+      operands (`BufferAliasAnalysis.h`).
+
+    The merged kernel is `noalias` (its buffers are distinct memory), which
+    lets convert-gp-to-gpu run it as one launch with a block per row. Its
+    `outs` are both kernels' outs, its `ins` their other operands; no
+    buffer goes away. Merging repeats until nothing changes.
+
     In a function without partitions (the pass run on its own before
-    gp-partition), the same rule applies to the blocks of the function
+    gp-partition), the same rules apply to the blocks of the function
     body. In a partitioned function only partition bodies are fused.
   }];
   let dependentDialects = [
@@ -166,12 +188,17 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
   let options = [
     Option<"report", "report", "bool", "false",
            "Print each fusion and the counts per function to stderr">,
+    Option<"rows", "rows", "bool", "true",
+           "Merge the cuda kernels of row-by-row ops (softmax, layer "
+           "norm) into row kernels">,
   ];
   let statistics = [
     Statistic<"numFused", "kernels-fused",
               "Producer kernels merged into their consumers">,
     Statistic<"numBuffersRemoved", "buffers-removed",
               "Intermediate buffers no longer allocated">,
+    Statistic<"numRowMerges", "row-merges",
+              "Kernels merged into row kernels">,
   ];
 }
 

@@ -152,7 +152,7 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
   //    parallel loops, collapsed to one dimension (so that any rank fills
   //    whole blocks), tiled and mapped to blocks and threads.
   if (parallelReductions)
-    lowerReductionsToBlocks(func, blockSize);
+    lowerReductionsToBlocks(func, blockSize, kernel.getNoalias());
   PassManager toLoops(context);
   toLoops.nest<func::FuncOp>().addPass(createConvertLinalgToParallelLoopsPass());
   if (failed(toLoops.run(*scratch)))

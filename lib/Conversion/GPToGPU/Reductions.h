@@ -18,7 +18,15 @@ namespace mlir::gp {
 /// threads. Floats narrower than f32 accumulate in f32. Linalg ops that do
 /// not match stay for the generic loop mapping (a sequential reduction per
 /// parallel point). `maxThreads` bounds the threads per block.
-void lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads);
+///
+/// With `rowKernels` (the kernel is `noalias`), consecutive linalg ops
+/// that share leading parallel "row" loops of static sizes, at least one a
+/// reduction of everything but the rows and each writing only its row (a
+/// softmax: max, sum of exponentials, normalization; a layer norm) become
+/// one launch with a block per row that runs them in order, with barriers
+/// between them.
+void lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads,
+                             bool rowKernels);
 
 } // namespace mlir::gp
 

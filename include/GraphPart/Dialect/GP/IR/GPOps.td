@@ -249,6 +249,12 @@ def GP_KernelOp : GP_Op<"kernel", [
     `outs`. All buffer operands live on one device, which is the kernel's.
     Kernels are capture-safe unless they run on the cpu.
 
+    `noalias` promises that every buffer operand the body writes overlaps
+    no other operand (as `gp-fuse-kernels` proves before it merges kernels
+    into one row kernel): lowerings may then run the body's ops for
+    different rows at the same time (`convert-gp-to-gpu` runs a softmax or
+    a layer norm as one launch, a block per row).
+
     ```mlir
     gp.kernel "fill_at" ins(%n : index) outs(%a : memref<7xf32, #gp.device<cuda:0>>) {
     ^bb0(%idx: index, %out: memref<7xf32, #gp.device<cuda:0>>):
@@ -259,10 +265,11 @@ def GP_KernelOp : GP_Op<"kernel", [
   }];
   let arguments = (ins StrAttr:$kernel_name,
                        Variadic<AnyType>:$inputs,
-                       Variadic<GP_Buffer>:$outputs);
+                       Variadic<GP_Buffer>:$outputs,
+                       UnitAttr:$noalias);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kernel_name
+    $kernel_name (`noalias` $noalias^)?
     (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     (`outs` `(` $outputs^ `:` type($outputs) `)`)?
     $body attr-dict

@@ -1,0 +1,47 @@
+//===- RowLoops.h - ops that work row by row -----------------------*- C++ -*-===//
+//
+// A softmax or a layer norm is a few linalg ops that share their leading
+// parallel loops, the rows: reductions of everything else in the row and
+// elementwise ops over it. Such ops, one after the other, may run a row
+// at a time (a block per row on the GPU) when each writes only its own
+// row. gp-fuse-kernels merges their kernels on that ground and
+// convert-gp-to-gpu lowers them so.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_ANALYSIS_ROWLOOPS_H
+#define GRAPHPART_ANALYSIS_ROWLOOPS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace mlir::gp {
+
+/// The static loop sizes of `op`, or nothing when a size is dynamic, a map
+/// has symbols or the op works on tensors.
+std::optional<SmallVector<int64_t>> getStaticLoopSizes(linalg::LinalgOp op);
+
+/// Whether `map` (over loops whose first `rows` are the row loops) reads or
+/// writes only the row's own elements: its first results are the row
+/// loops in order, and no other result uses one.
+bool isRowAccess(AffineMap map, unsigned rows);
+
+/// The row loops of a reduction: its parallel loops, when they all come
+/// before its reduction loops.
+std::optional<unsigned> getReductionRows(linalg::LinalgOp op);
+
+/// Whether `op` works row by row over `rows` leading loops of sizes
+/// `rowSizes`: static sizes, the row loops parallel, a reduction reducing
+/// every other loop, and every output written only at the op's row.
+bool worksOnRows(linalg::LinalgOp op, unsigned rows,
+                 ArrayRef<int64_t> rowSizes);
+
+/// Whether `ops`, run in order a row at a time, give what they give run
+/// one after the other: a buffer any op writes is read and written by all
+/// of them only at their own row (distinct values are distinct memory).
+bool rowsAreIndependent(ArrayRef<linalg::LinalgOp> ops, unsigned rows);
+
+} // namespace mlir::gp
+
+#endif // GRAPHPART_ANALYSIS_ROWLOOPS_H

@@ -1,0 +1,143 @@
+// RUN: gp-opt %s -split-input-file --convert-gp-to-gpu | FileCheck %s
+
+// Row kernels: a noalias kernel whose linalg ops work row by row (a
+// softmax as gp-fuse-kernels merges it) is one launch with a block per
+// row: each reduction folds strided shares of the row, gpu.all_reduce
+// combines them and thread 0 writes the row's value (the fill before it is
+// its initial value, no store of its own); a barrier separates the ops,
+// whose later ones read those values from memory.
+
+// CHECK-LABEL: func.func @softmax(
+// CHECK-COUNT-1: gpu.launch_func {{ *}}@gp_kernels::@softmax blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @softmax(
+// CHECK: gpu.all_reduce {{ *}}maximumf
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: math.exp
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+func.func @softmax(%x: memref<4x1000xf32, #cuda0>, %m: memref<4xf32, #cuda0>, %s: memref<4xf32, #cuda0>, %y: memref<4x1000xf32, #cuda0>) {
+  gp.kernel "softmax" noalias ins(%x : memref<4x1000xf32, #cuda0>) outs(%m, %s, %y : memref<4xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1000xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1000xf32, #cuda0>, %o0: memref<4xf32, #cuda0>, %o1: memref<4xf32, #cuda0>, %o2: memref<4x1000xf32, #cuda0>):
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%o0 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<4x1000xf32, #cuda0>) outs(%o0 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o1 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0, %o0 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o1 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %acc: f32):
+      %d = arith.subf %a, %mx : f32
+      %e = math.exp %d : f32
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%i0, %o0, %o1 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o2 : memref<4x1000xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %sum: f32, %out: f32):
+      %d = arith.subf %a, %mx : f32
+      %e = math.exp %d : f32
+      %r = arith.divf %e, %sum : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Without noalias the same body is three launches (the fills folded into
+// the reductions): distinct buffers might be the same memory.
+// CHECK-LABEL: func.func @softmax_may_alias(
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+#cuda0 = #gp.device<cuda:0>
+func.func @softmax_may_alias(%x: memref<4x1000xf32, #cuda0>, %m: memref<4xf32, #cuda0>, %s: memref<4xf32, #cuda0>, %y: memref<4x1000xf32, #cuda0>) {
+  gp.kernel "softmax" ins(%x : memref<4x1000xf32, #cuda0>) outs(%m, %s, %y : memref<4xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1000xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1000xf32, #cuda0>, %o0: memref<4xf32, #cuda0>, %o1: memref<4xf32, #cuda0>, %o2: memref<4x1000xf32, #cuda0>):
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%o0 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<4x1000xf32, #cuda0>) outs(%o0 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o1 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0, %o0 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o1 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %acc: f32):
+      %d = arith.subf %a, %mx : f32
+      %e = math.exp %d : f32
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%i0, %o0, %o1 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o2 : memref<4x1000xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %sum: f32, %out: f32):
+      %d = arith.subf %a, %mx : f32
+      %e = math.exp %d : f32
+      %r = arith.divf %e, %sum : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Rows of two loops (2x3 blocks), f16 data accumulated in f32: the mean,
+// then the centred values, in one launch of 64 threads per row.
+// CHECK-LABEL: func.func @layer_norm_f16(
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: gpu.launch_func {{ *}}@gp_kernels::@layer_norm blocks in (%[[C6]], %{{.+}}, %{{.+}}) threads in (%[[C64]], %{{.+}}, %{{.+}})
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @layer_norm(
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: gpu.barrier
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+// CHECK-NOT: gpu.barrier
+#cuda0 = #gp.device<cuda:0>
+func.func @layer_norm_f16(%x: memref<2x3x64xf16, #cuda0>, %mean: memref<2x3xf32, #cuda0>, %y: memref<2x3x64xf16, #cuda0>) {
+  gp.kernel "layer_norm" noalias ins(%x : memref<2x3x64xf16, #cuda0>) outs(%mean, %y : memref<2x3xf32, #cuda0>, memref<2x3x64xf16, #cuda0>) {
+  ^bb0(%i0: memref<2x3x64xf16, #cuda0>, %o0: memref<2x3xf32, #cuda0>, %o1: memref<2x3x64xf16, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o0 : memref<2x3xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%i0 : memref<2x3x64xf16, #cuda0>) outs(%o0 : memref<2x3xf32, #cuda0>) {
+    ^bb0(%a: f16, %acc: f32):
+      %w = arith.extf %a : f16 to f32
+      %r = arith.addf %w, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%i0, %o0 : memref<2x3x64xf16, #cuda0>, memref<2x3xf32, #cuda0>) outs(%o1 : memref<2x3x64xf16, #cuda0>) {
+    ^bb0(%a: f16, %s: f32, %out: f16):
+      %w = arith.extf %a : f16 to f32
+      %n = arith.constant 6.400000e+01 : f32
+      %m = arith.divf %s, %n : f32
+      %d = arith.subf %w, %m : f32
+      %r = arith.truncf %d : f32 to f16
+      linalg.yield %r : f16
+    }
+  }
+  return
+}

@@ -1,0 +1,279 @@
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels | FileCheck %s
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels=report -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REPORT
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels=rows=0 | FileCheck %s --check-prefix=OFF
+
+// gp-fuse-kernels rows: the cuda kernels of a softmax (a max, a sum of
+// exponentials, the normalization, each reduction with the fill of its
+// accumulator) become one noalias kernel, the bodies in program order.
+
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// REPORT: gp-fuse-kernels: @softmax: 4 row merges
+// REPORT-NEXT: "fill_max" + "row_max": "fill_max_row_max"
+// REPORT-NEXT: "fill_sum" + "row_sum_exp": "fill_sum_row_sum_exp"
+// REPORT-NEXT: "fill_max_row_max" + "fill_sum_row_sum_exp": "fill_max_row_max_fill_sum_row_sum_exp"
+// REPORT-NEXT: "fill_max_row_max_fill_sum_row_sum_exp" + "normalize": "fill_max_row_max_fill_sum_row_sum_exp_normalize"
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.+]]: memref<8x300xf32, #cuda0>)
+// CHECK: %[[M:.+]] = gp.buffer.alloc() : memref<8xf32, #cuda0>
+// CHECK: %[[S:.+]] = gp.buffer.alloc() : memref<8xf32, #cuda0>
+// CHECK: %[[Y:.+]] = gp.buffer.alloc() : memref<8x300xf32, #cuda0>
+// CHECK-NEXT: gp.kernel "fill_max_row_max_fill_sum_row_sum_exp_normalize" noalias ins(%[[X]] : memref<8x300xf32, #cuda0>) outs(%[[M]], %[[S]], %[[Y]] : memref<8xf32, #cuda0>, memref<8xf32, #cuda0>, memref<8x300xf32, #cuda0>)
+// CHECK-NEXT: ^bb0(%[[XA:.+]]: memref<8x300xf32, #cuda0>, %[[MA:.+]]: memref<8xf32, #cuda0>, %[[SA:.+]]: memref<8xf32, #cuda0>, %[[YA:.+]]: memref<8x300xf32, #cuda0>):
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[MA]] : memref<8xf32, #cuda0>)
+// CHECK: linalg.generic {{.*}} ins(%[[XA]] : memref<8x300xf32, #cuda0>) outs(%[[MA]] : memref<8xf32, #cuda0>)
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[SA]] : memref<8xf32, #cuda0>)
+// CHECK: linalg.generic {{.*}} ins(%[[XA]], %[[MA]] : {{.*}}) outs(%[[SA]] : memref<8xf32, #cuda0>)
+// CHECK: linalg.generic {{.*}} ins(%[[XA]], %[[MA]], %[[SA]] : {{.*}}) outs(%[[YA]] : memref<8x300xf32, #cuda0>)
+// CHECK-NOT: gp.kernel
+// CHECK: return %[[Y]]
+// OFF-LABEL: func.func @softmax
+// OFF-COUNT-5: gp.kernel
+func.func @softmax(%x: memref<8x300xf32, #cuda0>) -> memref<8x300xf32, #cuda0> {
+  %m = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  %y = gp.buffer.alloc() : memref<8x300xf32, #cuda0>
+  gp.kernel "fill_max" outs(%m : memref<8xf32, #cuda0>) {
+  ^bb0(%o: memref<8xf32, #cuda0>):
+    %c = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%c : f32) outs(%o : memref<8xf32, #cuda0>)
+  }
+  gp.kernel "row_max" ins(%x : memref<8x300xf32, #cuda0>) outs(%m : memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %o: memref<8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<8x300xf32, #cuda0>) outs(%o : memref<8xf32, #cuda0>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.maximumf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "fill_sum" outs(%s : memref<8xf32, #cuda0>) {
+  ^bb0(%o: memref<8xf32, #cuda0>):
+    %c = arith.constant 0.0 : f32
+    linalg.fill ins(%c : f32) outs(%o : memref<8xf32, #cuda0>)
+  }
+  gp.kernel "row_sum_exp" ins(%x, %m : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>) outs(%s : memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %mx: memref<8xf32, #cuda0>, %o: memref<8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a, %mx : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>) outs(%o : memref<8xf32, #cuda0>) {
+    ^bb0(%v: f32, %vm: f32, %acc: f32):
+      %d = arith.subf %v, %vm : f32
+      %e = math.exp %d : f32
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "normalize" ins(%x, %m, %s : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>, memref<8xf32, #cuda0>) outs(%y : memref<8x300xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %mx: memref<8xf32, #cuda0>, %sm: memref<8xf32, #cuda0>, %o: memref<8x300xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %mx, %sm : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>, memref<8xf32, #cuda0>) outs(%o : memref<8x300xf32, #cuda0>) {
+    ^bb0(%v: f32, %vm: f32, %vs: f32, %out: f32):
+      %d = arith.subf %v, %vm : f32
+      %e = math.exp %d : f32
+      %r = arith.divf %e, %vs : f32
+      linalg.yield %r : f32
+    }
+  }
+  return %y : memref<8x300xf32, #cuda0>
+}
+
+// -----
+
+// Not merged: the sum reads the column-wise transpose of what the first
+// kernel wrote (another row's elements), so rows are not independent.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @reads_other_rows
+// CHECK: gp.kernel "scale" ins
+// CHECK: gp.kernel "sum" ins
+func.func @reads_other_rows(%x: memref<8x8xf32, #cuda0>, %s: memref<8xf32, #cuda0>) -> memref<8x8xf32, #cuda0> {
+  %t = gp.buffer.alloc() : memref<8x8xf32, #cuda0>
+  gp.kernel "scale" ins(%x : memref<8x8xf32, #cuda0>) outs(%t : memref<8x8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x8xf32, #cuda0>, %o: memref<8x8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<8x8xf32, #cuda0>) outs(%o : memref<8x8xf32, #cuda0>) {
+    ^bb0(%v: f32, %out: f32):
+      %r = arith.addf %v, %v : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "sum" ins(%t : memref<8x8xf32, #cuda0>) outs(%s : memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x8xf32, #cuda0>, %o: memref<8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<8x8xf32, #cuda0>) outs(%o : memref<8xf32, #cuda0>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  return %t : memref<8x8xf32, #cuda0>
+}
+
+// -----
+
+// Not merged: a matmul stays whole for cuBLAS (its output rows look like
+// a reduction's), and so does what follows it.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_then_relu
+// CHECK: gp.kernel "zero"
+// CHECK: gp.kernel "matmul"
+// CHECK: gp.kernel "relu"
+func.func @matmul_then_relu(%a: memref<4x8xf32, #cuda0>, %b: memref<8x4xf32, #cuda0>, %y: memref<4x4xf32, #cuda0>) {
+  %c = gp.buffer.alloc() : memref<4x4xf32, #cuda0>
+  gp.kernel "zero" outs(%c : memref<4x4xf32, #cuda0>) {
+  ^bb0(%o: memref<4x4xf32, #cuda0>):
+    %z = arith.constant 0.0 : f32
+    linalg.fill ins(%z : f32) outs(%o : memref<4x4xf32, #cuda0>)
+  }
+  gp.kernel "matmul" ins(%a, %b : memref<4x8xf32, #cuda0>, memref<8x4xf32, #cuda0>) outs(%c : memref<4x4xf32, #cuda0>) {
+  ^bb0(%p: memref<4x8xf32, #cuda0>, %q: memref<8x4xf32, #cuda0>, %o: memref<4x4xf32, #cuda0>):
+    linalg.matmul ins(%p, %q : memref<4x8xf32, #cuda0>, memref<8x4xf32, #cuda0>) outs(%o : memref<4x4xf32, #cuda0>)
+  }
+  gp.kernel "relu" ins(%c : memref<4x4xf32, #cuda0>) outs(%y : memref<4x4xf32, #cuda0>) {
+  ^bb0(%p: memref<4x4xf32, #cuda0>, %o: memref<4x4xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%p : memref<4x4xf32, #cuda0>) outs(%o : memref<4x4xf32, #cuda0>) {
+    ^bb0(%v: f32, %out: f32):
+      %z = arith.constant 0.0 : f32
+      %r = arith.maximumf %v, %z : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Not merged: the normalization writes a view of its own input (in
+// place on a slice), which may alias what the reduction reads.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @aliasing_output
+// CHECK: gp.kernel "sum" ins
+// CHECK: gp.kernel "center" ins
+func.func @aliasing_output(%x: memref<4x16xf32, #cuda0>) {
+  %s = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  %v = gp.buffer.slice %x[0, 0][4, 8][1, 1] : memref<4x16xf32, #cuda0> to memref<4x8xf32, strided<[16, 1]>, #cuda0>
+  gp.kernel "sum" ins(%x : memref<4x16xf32, #cuda0>) outs(%s : memref<4xf32, #cuda0>) {
+  ^bb0(%a: memref<4x16xf32, #cuda0>, %o: memref<4xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<4x16xf32, #cuda0>) outs(%o : memref<4xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "center" ins(%s : memref<4xf32, #cuda0>) outs(%v : memref<4x8xf32, strided<[16, 1]>, #cuda0>) {
+  ^bb0(%a: memref<4xf32, #cuda0>, %o: memref<4x8xf32, strided<[16, 1]>, #cuda0>):
+    linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<4xf32, #cuda0>) outs(%o : memref<4x8xf32, strided<[16, 1]>, #cuda0>) {
+    ^bb0(%e: f32, %out: f32):
+      %r = arith.subf %out, %e : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Not merged: host kernels (one loop nest or two, the same work), and
+// dynamic row counts (the lowering needs static rows).
+#cpu = #gp.device<cpu>
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @host_rows
+// CHECK: gp.kernel "sum" ins
+// CHECK: gp.kernel "scale" ins
+func.func @host_rows(%x: memref<4x16xf32, #cpu>, %y: memref<4x16xf32, #cpu>) {
+  %s = gp.buffer.alloc() : memref<4xf32, #cpu>
+  gp.kernel "sum" ins(%x : memref<4x16xf32, #cpu>) outs(%s : memref<4xf32, #cpu>) {
+  ^bb0(%a: memref<4x16xf32, #cpu>, %o: memref<4xf32, #cpu>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<4x16xf32, #cpu>) outs(%o : memref<4xf32, #cpu>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "scale" ins(%x, %s : memref<4x16xf32, #cpu>, memref<4xf32, #cpu>) outs(%y : memref<4x16xf32, #cpu>) {
+  ^bb0(%a: memref<4x16xf32, #cpu>, %b: memref<4xf32, #cpu>, %o: memref<4x16xf32, #cpu>):
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<4x16xf32, #cpu>, memref<4xf32, #cpu>) outs(%o : memref<4x16xf32, #cpu>) {
+    ^bb0(%e: f32, %t: f32, %out: f32):
+      %r = arith.divf %e, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: gp.kernel "sum" ins
+// CHECK: gp.kernel "scale" ins
+func.func @dynamic_rows(%x: memref<?x16xf32, #cuda0>, %s: memref<?xf32, #cuda0>, %y: memref<?x16xf32, #cuda0>) {
+  gp.kernel "sum" ins(%x : memref<?x16xf32, #cuda0>) outs(%s : memref<?xf32, #cuda0>) {
+  ^bb0(%a: memref<?x16xf32, #cuda0>, %o: memref<?xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<?x16xf32, #cuda0>) outs(%o : memref<?xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "scale" ins(%x, %s : memref<?x16xf32, #cuda0>, memref<?xf32, #cuda0>) outs(%y : memref<?x16xf32, #cuda0>) {
+  ^bb0(%a: memref<?x16xf32, #cuda0>, %b: memref<?xf32, #cuda0>, %o: memref<?x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<?x16xf32, #cuda0>, memref<?xf32, #cuda0>) outs(%o : memref<?x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %t: f32, %out: f32):
+      %r = arith.divf %e, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Not merged: a kernel in between reads what the first wrote (the first
+// cannot move down to the second).
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @reader_between
+// CHECK: gp.kernel "sum" ins
+// CHECK: gp.kernel "copy_sums" ins
+// CHECK: gp.kernel "scale" ins
+func.func @reader_between(%x: memref<4x16xf32, #cuda0>, %c: memref<4xf32, #cuda0>, %y: memref<4x16xf32, #cuda0>) {
+  %s = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "sum" ins(%x : memref<4x16xf32, #cuda0>) outs(%s : memref<4xf32, #cuda0>) {
+  ^bb0(%a: memref<4x16xf32, #cuda0>, %o: memref<4xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<4x16xf32, #cuda0>) outs(%o : memref<4xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "copy_sums" ins(%s : memref<4xf32, #cuda0>) outs(%c : memref<4xf32, #cuda0>) {
+  ^bb0(%a: memref<4xf32, #cuda0>, %o: memref<4xf32, #cuda0>):
+    memref.copy %a, %o : memref<4xf32, #cuda0> to memref<4xf32, #cuda0>
+  }
+  gp.kernel "scale" ins(%x, %s : memref<4x16xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%y : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x16xf32, #cuda0>, %b: memref<4xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<4x16xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %t: f32, %out: f32):
+      %r = arith.divf %e, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
