@@ -113,13 +113,7 @@ def addmm(c, args, kwargs):
     product_ = c.matmul(a, b)
     if beta == 1 and alpha == 1:
         return c.elementwise([product_, bias], lambda n: op2("arith.addf", n))
-    if beta == 0:   # input is ignored, NaN included, as PyTorch does
-        return c.elementwise([product_, alpha], lambda n: op2("arith.mulf",
-                                                              n))
-    return c.elementwise([product_, bias, alpha, beta], lambda n: ([
-        "%%p = arith.mulf %s, %s : f32" % (n[0], n[2]),
-        "%%q = arith.mulf %s, %s : f32" % (n[1], n[3]),
-        "%r = arith.addf %p, %q : f32"], "%r"))
+    return scaled_sum(c, bias, product_, args, kwargs)
 
 
 def general_matmul(c, a, b):
@@ -198,3 +192,55 @@ def triangle(lower):
         return c.generic(x.shape, [(x, ["d%d" % i for i in range(rank)])],
                          body, out_elem=x.elem)
     return convert
+
+
+def vector_product(c, args, kwargs):
+    """mv (matrix @ vector) and dot (vector @ vector): torch.matmul's
+    vector cases, with the shapes they require."""
+    return matrix_vector(c, c.value(args[0]), c.value(args[1]))
+
+
+def matrix_vector(c, a, b):
+    if len(b.shape) != 1 or len(a.shape) not in (1, 2):
+        raise c.error("needs a matrix or vector and a vector, got shapes "
+                      "%s and %s" % (a.shape, b.shape))
+    return general_matmul(c, a, b)
+
+
+def outer(c, args, kwargs):
+    """a[i] * b[j]."""
+    a, b = c.value(args[0]), c.value(args[1])
+    if len(a.shape) != 1 or len(b.shape) != 1:
+        raise c.error("outer needs two vectors, got shapes %s and %s"
+                      % (a.shape, b.shape))
+    return c.elementwise([c.reshape(a, a.shape + [1]), b],
+                         lambda n: op2("arith.mulf", n))
+
+
+def scaled_sum(c, bias, product_, args, kwargs):
+    """beta * bias + alpha * product_, as addmm's."""
+    beta = float(kwargs.get("beta", args[3] if len(args) > 3 else 1))
+    alpha = float(kwargs.get("alpha", args[4] if len(args) > 4 else 1))
+    if beta == 0:   # bias is ignored, NaN included, as PyTorch does
+        return c.elementwise([product_, alpha], lambda n: op2("arith.mulf",
+                                                              n))
+    return c.elementwise([product_, bias, alpha, beta], lambda n: ([
+        "%%p = arith.mulf %s, %s : f32" % (n[0], n[2]),
+        "%%q = arith.mulf %s, %s : f32" % (n[1], n[3]),
+        "%r = arith.addf %p, %q : f32"], "%r"))
+
+
+def addmv(c, args, kwargs):
+    """beta * input + alpha * (matrix @ vector)."""
+    bias, a, b = (c.value(x) for x in args[:3])
+    return scaled_sum(c, bias, matrix_vector(c, a, b), args, kwargs)
+
+
+def addbmm(c, args, kwargs):
+    """beta * input + alpha * the sum over the batch of batch1 @ batch2."""
+    bias, a, b = (c.value(x) for x in args[:3])
+    if len(a.shape) != 3 or len(b.shape) != 3:
+        raise c.error("addbmm needs two 3-d batches, got shapes %s and %s"
+                      % (a.shape, b.shape))
+    summed = c.reduce(c.matmul(a, b), [0], "sum")
+    return scaled_sum(c, bias, summed, args, kwargs)

@@ -7,6 +7,7 @@ like PyTorch's; the converter rounds the result to the node's dtype.
 import math
 
 from .common import Value, float_literal, op2
+from .views import sliced
 
 
 def unary(compute):
@@ -645,3 +646,59 @@ def classify(kind):
                 out_elem="i1")
         return c.elementwise([x], lines, out_elem="i1")
     return convert
+
+
+def glu(c, args, kwargs):
+    """First half of `dim` times the sigmoid of the second half."""
+    x = c.value(args[0])
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+    dim = dim % len(x.shape)
+    size = x.shape[dim]
+    if not isinstance(size, int) or size % 2:
+        raise c.error("glu halves dimension %d, of size %s" % (dim, size))
+    a = sliced(c, x, dim, 0, size // 2, 1)
+    b = sliced(c, x, dim, size // 2, size, 1)
+    return c.elementwise([a, b], lambda n: (
+        sigmoid_lines(n[1], "%sig") +
+        ["%%r = arith.mulf %s, %%sig : f32" % n[0]],
+        "%r"))
+
+
+def heaviside(c, args, kwargs):
+    """1 above 0, 0 below, `values` at 0 (NaN stays NaN)."""
+    return c.elementwise([c.operand(args[0]), c.operand(args[1])], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%one = arith.constant 1.000000000e+00 : f32",
+         "%%pos = arith.cmpf ogt, %s, %%zero : f32" % n[0],
+         "%%at = arith.cmpf oeq, %s, %%zero : f32" % n[0],
+         "%%nan = arith.cmpf uno, %s, %s : f32" % (n[0], n[0]),
+         "%step = arith.select %pos, %one, %zero : f32",
+         "%%h = arith.select %%at, %s, %%step : f32" % n[1],
+         "%%r = arith.select %%nan, %s, %%h : f32" % n[0]], "%r"))
+
+
+def threshold(c, args, kwargs):
+    """x where x > threshold, else value."""
+    limit = float(args[1] if len(args) > 1 else kwargs["threshold"])
+    value = float(args[2] if len(args) > 2 else kwargs["value"])
+    return c.elementwise([c.value(args[0]), limit, value], lambda n: (
+        ["%%above = arith.cmpf ogt, %s, %s : f32" % (n[0], n[1]),
+         "%%r = arith.select %%above, %s, %s : f32" % (n[0], n[2])], "%r"))
+
+
+def prelu(c, args, kwargs):
+    """x above 0, weight * x below; the weight (one or one per channel,
+    dimension 1) broadcast over the rest."""
+    x, weight = c.value(args[0]), c.value(args[1])
+    if len(weight.shape) > 1:
+        raise c.error("prelu's weight must be a vector, got shape %s"
+                      % weight.shape)
+    if weight.shape and weight.shape[0] != 1 and len(x.shape) >= 2:
+        shape = [1] * len(x.shape)
+        shape[1] = weight.shape[0]
+        weight = c.reshape(weight, shape)
+    return c.elementwise([x, weight], lambda n: (
+        ["%zero = arith.constant 0.000000000e+00 : f32",
+         "%%pos = arith.cmpf ogt, %s, %%zero : f32" % n[0],
+         "%%scaled = arith.mulf %s, %s : f32" % (n[0], n[1]),
+         "%%r = arith.select %%pos, %s, %%scaled : f32" % n[0]], "%r"))

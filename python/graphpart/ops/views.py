@@ -92,11 +92,15 @@ def slice_frame(c, x, dim, start, end, step):
 
 
 def slice_op(c, args, kwargs):
-    x = c.value(args[0])
-    frame = slice_frame(c, x, args[1] if len(args) > 1 else 0,
-                        args[2] if len(args) > 2 else None,
-                        args[3] if len(args) > 3 else None,
-                        args[4] if len(args) > 4 else 1)
+    return sliced(c, c.value(args[0]), args[1] if len(args) > 1 else 0,
+                  args[2] if len(args) > 2 else None,
+                  args[3] if len(args) > 3 else None,
+                  args[4] if len(args) > 4 else 1)
+
+
+def sliced(c, x, dim, start, end, step):
+    """`x[start:end:step]` along `dim`."""
+    frame = slice_frame(c, x, dim, start, end, step)
     if frame is None:
         return x
     offsets, sizes, strides = frame
@@ -325,4 +329,96 @@ def repeat(c, args, kwargs):
     exprs = ["0" if s == 1 else "d%d mod %d" % (i, s)
              for i, s in enumerate(shape)]
     return c.generic(out, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def roll(c, args, kwargs):
+    """torch.roll: elements shifted along dims, wrapping around; with no
+    dims, over the flattened tensor."""
+    x = c.value(args[0])
+    shifts = args[1] if len(args) > 1 else kwargs.get("shifts")
+    dims = args[2] if len(args) > 2 else kwargs.get("dims", [])
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims or [])
+    if not all(is_static(d) for d in x.shape):
+        raise c.error("rolling a symbolic size is not supported")
+    if not dims:
+        if len(shifts) != 1:
+            raise c.error("roll without dims takes one shift")
+        flat = c.reshape(x, [from_product(product(x.shape))])
+        return c.reshape(rolled(c, flat, shifts, [0]), x.shape)
+    return rolled(c, x, shifts, dims)
+
+
+def rolled(c, x, shifts, dims):
+    if len(shifts) != len(dims):
+        raise c.error("roll needs as many shifts as dims, got %d and %d"
+                      % (len(shifts), len(dims)))
+    rank = len(x.shape)
+    offsets = [0] * rank
+    for shift, dim in zip(shifts, dims):
+        dim = dim % rank
+        offsets[dim] = (offsets[dim] - shift) % max(x.shape[dim], 1)
+    exprs = ["(d%d + %d) mod %d" % (d, offsets[d], x.shape[d]) if offsets[d]
+             else "d%d" % d for d in range(rank)]
+    return c.generic(x.shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def static_shape(c, x, what):
+    if not all(is_static(d) for d in x.shape):
+        raise c.error("%s of a symbolic size is not supported" % what)
+    return list(x.shape)
+
+
+def pixel_shuffle(c, args, kwargs):
+    """[*, C*r*r, H, W] -> [*, C, H*r, W*r]."""
+    x = c.value(args[0])
+    r = int(args[1] if len(args) > 1 else kwargs["upscale_factor"])
+    shape = static_shape(c, x, "pixel_shuffle")
+    if len(shape) < 3 or shape[-3] % (r * r):
+        raise c.error("pixel_shuffle needs [*, C*%d, H, W], got %s"
+                      % (r * r, shape))
+    lead = len(shape) - 3
+    out = shape[:lead] + [shape[-3] // (r * r), shape[-2] * r, shape[-1] * r]
+    c_, h, w = "d%d" % lead, "d%d" % (lead + 1), "d%d" % (lead + 2)
+    exprs = ["d%d" % d for d in range(lead)] + [
+        "%s * %d + (%s mod %d) * %d + %s mod %d" % (c_, r * r, h, r, r, w, r),
+        "%s floordiv %d" % (h, r), "%s floordiv %d" % (w, r)]
+    return c.generic(out, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def pixel_unshuffle(c, args, kwargs):
+    """[*, C, H*r, W*r] -> [*, C*r*r, H, W]."""
+    x = c.value(args[0])
+    r = int(args[1] if len(args) > 1 else kwargs["downscale_factor"])
+    shape = static_shape(c, x, "pixel_unshuffle")
+    if len(shape) < 3 or shape[-2] % r or shape[-1] % r:
+        raise c.error("pixel_unshuffle needs [*, C, H*%d, W*%d], got %s"
+                      % (r, r, shape))
+    lead = len(shape) - 3
+    out = shape[:lead] + [shape[-3] * r * r, shape[-2] // r, shape[-1] // r]
+    c_, h, w = "d%d" % lead, "d%d" % (lead + 1), "d%d" % (lead + 2)
+    exprs = ["d%d" % d for d in range(lead)] + [
+        "%s floordiv %d" % (c_, r * r),
+        "%s * %d + (%s mod %d) floordiv %d" % (h, r, c_, r * r, r),
+        "%s * %d + %s mod %d" % (w, r, c_, r)]
+    return c.generic(out, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def channel_shuffle(c, args, kwargs):
+    """[N, C, *]: channels seen as [groups, C / groups], transposed."""
+    x = c.value(args[0])
+    groups = int(args[1] if len(args) > 1 else kwargs["groups"])
+    shape = static_shape(c, x, "channel_shuffle")
+    if len(shape) < 2 or groups <= 0 or shape[1] % groups:
+        raise c.error("channel_shuffle needs channels divisible by %d, got %s"
+                      % (groups, shape))
+    per_group = shape[1] // groups
+    exprs = ["d%d" % d for d in range(len(shape))]
+    exprs[1] = "(d1 mod %d) * %d + d1 floordiv %d" % (groups, per_group,
+                                                      groups)
+    return c.generic(shape, [(x, exprs)], lambda a, o: ([], a[0]),
                      out_elem=x.elem)

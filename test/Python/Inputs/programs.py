@@ -458,6 +458,28 @@ def float_math(x, y, w):
             torch.isneginf(odd))
 
 
+def rearrange(x, v, w):
+    """Rearranging and small products: roll with and without dims, pixel
+    (un)shuffle, channel shuffle, glu, mv/dot/outer/addmv/addbmm, and the
+    activations heaviside, threshold, relu6 and prelu (one weight and one
+    per channel)."""
+    F = torch.nn.functional
+    rolled = torch.roll(x, 1) + torch.roll(x, (2, -1), (0, 3))
+    shuffled = F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2) * 2
+    up = F.pixel_shuffle(x, 2)
+    channels = torch.channel_shuffle(x, 2)
+    gated = F.glu(x, 1)
+    m = x[0, 0]
+    products = (torch.mv(m, v) + torch.dot(v, v) +
+                torch.addmv(v, m, v, beta=0.5, alpha=2.0) +
+                torch.outer(v, v).sum(1) +
+                torch.addbmm(m, x[0], x[1], beta=2.0).sum(0))
+    acts = (torch.heaviside(m, torch.full_like(m, 0.5)) +
+            F.threshold(m, 0.1, -2.0) + F.relu6(m * 8) +
+            F.prelu(x, w) + F.prelu(x, w[:1]))
+    return rolled + shuffled, up, channels, gated, products, acts
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -551,6 +573,8 @@ def programs():
                               torch.tensor([1, 5, 3, 0])]),
         "float_math": (float_math, [torch.randn(6, 5), torch.randn(6, 5),
                                     torch.rand(6, 5)]),
+        "rearrange": (rearrange, [torch.randn(2, 4, 4, 4), torch.randn(4),
+                                  torch.rand(4)]),
     }
 
 
