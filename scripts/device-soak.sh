@@ -31,7 +31,7 @@ esac
 [ -d "$artifacts" ] || { echo "no $artifacts: run 'device-tests.sh prepare' here and carry build-device" >&2; exit 1; }
 cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON \
   -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-ninja -C "$root/build-rt" gp-run gp-shared-artifact GPRuntimeTests >/dev/null || exit 1
+ninja -C "$root/build-rt" gp-run gp-shared-artifact GPRuntimeTests gp-example-externs >/dev/null || exit 1
 bin="$root/build-rt/bin"
 failed=0
 
@@ -56,8 +56,12 @@ sanitize_one() {
   local tool="$1" label="$2" log
   shift 2
   log="$(mktemp)"
-  if timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 99 "$@" >"$log" 2>&1; then
-    echo "ok $tool $label: $(grep -m1 'ERROR SUMMARY' "$log")"
+  # API errors are not reported: the runtime counts a kernel's parameters
+  # by asking cuFuncGetParamInfo for the next one until it fails (the
+  # driver has no count), and checks every other call's result itself.
+  if timeout 300 "$sanitizer" --tool "$tool" --report-api-errors no \
+       --error-exitcode 99 "$@" >"$log" 2>&1; then
+    echo "ok $tool $label: $(grep -m1 'SUMMARY' "$log")"
   else
     echo "FAILED $tool $label (exit $?):"
     grep -E "ERROR SUMMARY|=========  (Invalid|Race|Error|Uninit|Leak)|FAILED|error" "$log" | head -20
@@ -76,6 +80,7 @@ sanitize() {
       [ -d "$artifacts/$program.weights" ] && weights=(--weights "$artifacts/$program.weights")
       # shellcheck disable=SC2046 # the input specs are words
       sanitize_one "$tool" "$program" "$bin/gp-run" "$so" --backend cuda \
+        --extern-lib "$root/build-rt/lib/libgpexampleexterns.so" \
         $(inputs_of "$so") "${weights[@]}" --check --check-steps 2 --iterations 3
     done
     sanitize_one "$tool" "CUDA GoogleTests" "$root/build-rt/unittests/GPRuntimeTests" \

@@ -687,13 +687,11 @@ def threshold(c, args, kwargs):
 
 
 def prelu(c, args, kwargs):
-    """x above 0, weight * x below; the weight (one or one per channel,
-    dimension 1) broadcast over the rest."""
+    """x above 0, weight * x below. aten::prelu's weight is one value or
+    one per channel (dimension 1); aten::_prelu_kernel's (PyTorch 2) is
+    already shaped to broadcast."""
     x, weight = c.value(args[0]), c.value(args[1])
-    if len(weight.shape) > 1:
-        raise c.error("prelu's weight must be a vector, got shape %s"
-                      % weight.shape)
-    if weight.shape and weight.shape[0] != 1 and len(x.shape) >= 2:
+    if len(weight.shape) == 1 and weight.shape[0] != 1 and len(x.shape) >= 2:
         shape = [1] * len(x.shape)
         shape[1] = weight.shape[0]
         weight = c.reshape(weight, shape)
