@@ -10,14 +10,16 @@ from .conv import (adaptive_avg_pool, avg_pool, convolution, max_pool,
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
                         random_like, random_sized, scalar_tensor, to_copy)
-from .indexing import (embedding, gather, index, index_put, index_select,
-                       masked_fill, scatter)
+from .indexing import (embedding, gather, index, index_fill, index_put,
+                       index_select, masked_fill, scatter, take_along_dim)
 from .linalg import (addbmm, addmm, addmv, attention, cuda_attention,
                      general_matmul, linear, outer, triangle, vector_product)
 from .nn import (batch_norm, group_norm, native_dropout,
                  native_dropout_backward, native_layer_norm, rms_norm)
 from .pointwise import (addc_lines, binary, bitwise, bitwise_not, clamp,
-                        classify, compare, elu, erf_lines, erfc_lines, glu,
+                        classify, compare, copysign_lines, elu, erf_lines,
+                        erfc_lines, glu, ldexp_lines, logaddexp2_lines,
+                        signbit,
                         heaviside, prelu, threshold, float_op,
                         float_unary, floor_divide, fmod, frac_lines, gelu,
                         hard_sigmoid_lines, hardtanh, hypot_lines,
@@ -27,11 +29,13 @@ from .pointwise import (addc_lines, binary, bitwise, bitwise_not, clamp,
                         rsub, shrink_lines, sigmoid_lines, sign_lines,
                         softplus, softplus_lines, true_divide, unary, where,
                         xlogy_lines)
-from .reductions import (argmax, cumulative, logsumexp, max_dim, reduction,
+from .reductions import (argmax, count_nonzero, cumulative, logsumexp,
+                         max_dim, nan_reduction, reduction,
                          softmax, sort, topk, truth_reduction, variance,
                          vector_norm)
 from .scalars import HOST_SCALAR_OPS, item
-from .views import (cat, channel_shuffle, constant_pad, expand, flip,
+from .views import (cat, channel_shuffle, constant_pad, diag, edge_pad,
+                    expand, flip,
                     identity, pixel_shuffle, pixel_unshuffle, repeat, roll,
                     reshape_alias, select, select_scatter,
                     slice_op, slice_scatter, split, squeeze, stack,
@@ -210,7 +214,26 @@ OPS = {
     "aten::tan": float_unary("tan"),
     "aten::atan": float_unary("atan"),
     "aten::sign": unary(lambda n: sign_lines(n[0])),
+    "aten::sgn": unary(lambda n: sign_lines(n[0])),
     "aten::atan2": binary("math.atan2"),
+    "aten::copysign": float_op([("self", None), ("other", None)],
+                               copysign_lines),
+    "aten::signbit": signbit,
+    "aten::logaddexp2": float_op([("self", None), ("other", None)],
+                                 logaddexp2_lines),
+    "aten::ldexp": float_op([("self", None), ("other", None)], ldexp_lines),
+    "aten::nansum": nan_reduction(mean=False),
+    "aten::nanmean": nan_reduction(mean=True),
+    "aten::count_nonzero": count_nonzero,
+    "aten::take_along_dim": take_along_dim,
+    "aten::index_fill": index_fill,
+    "aten::diag": diag,
+    "aten::reflection_pad1d": edge_pad("reflection"),
+    "aten::reflection_pad2d": edge_pad("reflection"),
+    "aten::reflection_pad3d": edge_pad("reflection"),
+    "aten::replication_pad1d": edge_pad("replication"),
+    "aten::replication_pad2d": edge_pad("replication"),
+    "aten::replication_pad3d": edge_pad("replication"),
     "aten::glu": glu,
     "aten::heaviside": heaviside,
     "aten::threshold": threshold,
@@ -355,3 +378,12 @@ OPS = {
     "aten::contiguous": identity,
     **HOST_SCALAR_OPS,
 }
+
+# The copying forms of the views (functionalized programs): the same
+# values, aliasing nothing.
+for _view in ("view", "expand", "permute", "squeeze", "unsqueeze", "slice",
+              "select", "t", "transpose", "alias", "split", "split_with_sizes",
+              "as_strided", "unbind", "diagonal", "narrow", "unfold",
+              "detach"):
+    if "aten::" + _view in OPS:
+        OPS.setdefault("aten::%s_copy" % _view, OPS["aten::" + _view])

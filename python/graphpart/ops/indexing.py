@@ -354,3 +354,75 @@ def scatter(mode):
                          iterators=["parallel"] * rank + ["reduction"],
                          out_elem=value_elem)
     return convert
+
+
+def take_along_dim(c, args, kwargs):
+    """take_along_dim(x, indices, dim): gather with indices broadcast
+    against x except along dim; with no dim, of the flattened tensor."""
+    x, idx = c.value(args[0]), c.value(args[1])
+    dim = args[2] if len(args) > 2 else kwargs.get("dim")
+    if dim is None:
+        flat = [from_product(product(x.shape))]
+        return gather(c, [c.reshape(x, flat), 0,
+                          c.reshape(idx, [from_product(product(idx.shape))])],
+                      {})
+    rank = len(x.shape)
+    if len(idx.shape) != rank:
+        raise c.error("take_along_dim needs indices of rank %d, got %s"
+                      % (rank, idx.shape))
+    dim %= rank
+    others = [d for d in range(rank) if d != dim]
+    try:
+        common = broadcast_shape([x.shape[d] for d in others],
+                                 [idx.shape[d] for d in others])
+    except ValueError as error:
+        raise c.error(str(error))
+
+    def spread(v, along):
+        shape = list(common)
+        shape.insert(dim, along)
+        if v.shape == shape:
+            return v
+        return c.generic(shape, [(v, c.broadcast_map(v.shape, shape))],
+                         lambda a, o: ([], a[0]), out_elem=v.elem)
+    return gather(c, [spread(x, x.shape[dim]), dim,
+                      spread(idx, idx.shape[dim])], {})
+
+
+def index_fill(c, args, kwargs):
+    """index_fill(x, dim, index, value): the slices of x at `index` along
+    `dim` set to `value` (a number or a 0-d tensor)."""
+    x, dim, idx = c.value(args[0]), args[1], c.value(args[2])
+    value = args[3]
+    dim %= len(x.shape)
+    size = x.shape[dim]
+    if not is_static(size):
+        raise c.error("index_fill along a symbolic size is not supported")
+    if idx.elem != "i64" or len(idx.shape) > 1:
+        raise c.error("index_fill takes a vector of int64 indices")
+    if not idx.shape:
+        idx = c.reshape(idx, [1])
+    value = c.value(value) if isinstance(value, dict) else float(value)
+    # hit[j]: some index names j (negative indices count from the end).
+    matches = c.generic([size, idx.shape[0]], [(idx, ["d1"])], lambda a, o: ([
+        "%j = linalg.index 0 : index",
+        "%j64 = arith.index_cast %j : index to i64",
+        "%%size = arith.constant %d : i64" % size,
+        "%zero = arith.constant 0 : i64",
+        "%%neg = arith.cmpi slt, %s, %%zero : i64" % a[0],
+        "%%wrapped = arith.addi %s, %%size : i64" % a[0],
+        "%%k = arith.select %%neg, %%wrapped, %s : i64" % a[0],
+        "%r = arith.cmpi eq, %k, %j64 : i64"], "%r"), out_elem="i1")
+    hits = c.reduce(matches, [1], "max")
+    shape = [1] * len(x.shape)
+    shape[dim] = size
+    hit = c.elementwise([c.reshape(hits, shape), 0], lambda n: (
+        ["%%r = arith.cmpi sgt, %s, %s : i64" % tuple(n)], "%r"),
+        out_elem="i1", scalar_elem="i64")
+    if x.elem == "i64" and isinstance(value, float) and value.is_integer():
+        return c.elementwise([hit, int(value), x], lambda n: (
+            ["%%r = arith.select %s, %s, %s : i64" % tuple(n)], "%r"),
+            keep_bool=(0,), out_elem="i64", scalar_elem="i64")
+    return c.elementwise([hit, value, x], lambda n: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
+        keep_bool=(0,))

@@ -700,3 +700,45 @@ def prelu(c, args, kwargs):
          "%%pos = arith.cmpf ogt, %s, %%zero : f32" % n[0],
          "%%scaled = arith.mulf %s, %s : f32" % (n[0], n[1]),
          "%%r = arith.select %%pos, %s, %%scaled : f32" % n[0]], "%r"))
+
+
+def copysign_lines(n):
+    return ["%%r = math.copysign %s, %s : f32" % (n[0], n[1])]
+
+
+def signbit_lines(n):
+    """The sign bit itself: true for -0.0 and negative NaNs too."""
+    return ["%%bits = arith.bitcast %s : f32 to i32" % n[0],
+            "%zero = arith.constant 0 : i32",
+            "%r = arith.cmpi slt, %bits, %zero : i32"]
+
+
+def logaddexp2_lines(n):
+    """log2(2^a + 2^b): max + log2(1 + 2^-|a - b|)."""
+    return ["%%m = arith.maximumf %s, %s : f32" % (n[0], n[1]),
+            "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+            "%ad = math.absf %d : f32",
+            "%nd = arith.negf %ad : f32",
+            "%e = math.exp2 %nd : f32",
+            "%l = math.log1p %e : f32",
+            "%ln2 = arith.constant 1.44269504088896340736 : f32",
+            "%l2 = arith.mulf %l, %ln2 : f32",
+            "%s = arith.addf %m, %l2 : f32",
+            "%%same = arith.cmpf oeq, %s, %s : f32" % (n[0], n[1]),
+            "%r = arith.select %same, %m, %s : f32"]
+
+
+def ldexp_lines(n):
+    """x * 2^e."""
+    return ["%%p = math.exp2 %s : f32" % n[1],
+            "%%r = arith.mulf %s, %%p : f32" % n[0]]
+
+
+def signbit(c, args, kwargs):
+    x = c.value(args[0])
+    if x.elem in ("i1", "i64"):
+        return c.elementwise([x, 0], lambda n: (
+            ["%%r = arith.cmpi slt, %s, %s : i64" % tuple(n)], "%r"),
+            out_elem="i1", scalar_elem="i64")
+    return c.elementwise([x], lambda n: (signbit_lines(n), "%r"),
+                         out_elem="i1")

@@ -363,3 +363,50 @@ def sort(c, args, kwargs):
                       "size of at most 64)" % (x.shape[dim],))
     values, indices = topk(c, [args[0], x.shape[dim], dim, descending], {})
     return indices if c.node["op"] == "aten::argsort" else [values, indices]
+
+
+def nan_reduction(mean):
+    """nansum / nanmean: NaNs count as absent (0 in the sum, not counted
+    for the mean)."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        dims = dims_arg(args[1] if len(args) > 1 else kwargs.get("dim"),
+                        len(x.shape))
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        if x.elem in ("i1", "i64"):
+            r = c.reduce(x, dims, "sum")
+            if mean:
+                raise c.error("nanmean of %s tensors (PyTorch refuses it too)"
+                              % x.elem)
+        else:
+            present = c.elementwise([x], lambda n: (
+                ["%zero = arith.constant 0.000000000e+00 : f32",
+                 "%%nan = arith.cmpf uno, %s, %s : f32" % (n[0], n[0]),
+                 "%%r = arith.select %%nan, %%zero, %s : f32" % n[0]], "%r"))
+            r = c.reduce(present, dims, "sum")
+            if mean:
+                counted = c.elementwise([x], lambda n: (
+                    ["%zero = arith.constant 0.000000000e+00 : f32",
+                     "%one = arith.constant 1.000000000e+00 : f32",
+                     "%%nan = arith.cmpf uno, %s, %s : f32" % (n[0], n[0]),
+                     "%r = arith.select %nan, %zero, %one : f32"], "%r"))
+                count = c.reduce(counted, dims, "sum")
+                r = c.elementwise([r, count], lambda n: op2("arith.divf", n))
+        return c.keepdim(r, x.shape, dims) if keep else r
+    return convert
+
+
+def count_nonzero(c, args, kwargs):
+    """The number of non-zero elements over `dim` (all when none), int64."""
+    x = c.value(args[0])
+    dims = dims_arg(args[1] if len(args) > 1 else kwargs.get("dim"),
+                    len(x.shape))
+    if x.elem in ("i1", "i64"):
+        nonzero = c.elementwise([x, 0], lambda n: (
+            ["%%r = arith.cmpi ne, %s, %s : i64" % tuple(n)], "%r"),
+            out_elem="i1", scalar_elem="i64")
+    else:
+        nonzero = c.elementwise([x, 0.0], lambda n: (
+            ["%%r = arith.cmpf une, %s, %s : f32" % tuple(n)], "%r"),
+            out_elem="i1")
+    return c.reduce(nonzero, dims, "sum")

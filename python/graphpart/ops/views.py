@@ -422,3 +422,89 @@ def channel_shuffle(c, args, kwargs):
                                                       groups)
     return c.generic(shape, [(x, exprs)], lambda a, o: ([], a[0]),
                      out_elem=x.elem)
+
+
+def edge_pad(mode):
+    """reflection_pad{1,2,3}d and replication_pad{1,2,3}d: the padding
+    (last dimension's low and high first) made of pieces read through
+    affine maps (mirrored without the edge, or the edge repeated), joined
+    to the tensor with cat."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        padding = list(args[1] if len(args) > 1 else kwargs["padding"])
+        rank = len(x.shape)
+        if len(padding) % 2 or len(padding) // 2 > rank:
+            raise c.error("padding %s does not fit a tensor of rank %d"
+                          % (padding, rank))
+        for i in range(len(padding) // 2):
+            x = pad_dim(c, x, rank - 1 - i, padding[2 * i],
+                        padding[2 * i + 1], mode)
+        return x
+    return convert
+
+
+def pad_dim(c, x, dim, low, high, mode):
+    size = x.shape[dim]
+    if not is_static(size):
+        raise c.error("%s padding of a symbolic size is not supported" % mode)
+    if low < 0 or high < 0:
+        raise c.error("negative %s padding is not supported" % mode)
+    if mode == "reflection" and (low >= size or high >= size):
+        raise c.error("reflection padding (%d, %d) must be below the "
+                      "dimension's size %d" % (low, high, size))
+    pieces = []
+    for count, start in ((low, low), (None, None), (high, size - 2)):
+        if count is None:
+            pieces.append(x)
+            continue
+        if count == 0:
+            continue
+        shape = list(x.shape)
+        shape[dim] = count
+        exprs = ["d%d" % d for d in range(len(shape))]
+        if mode == "reflection":
+            exprs[dim] = "%d - d%d" % (start, dim)
+        else:
+            exprs[dim] = "0" if start == low else "%d" % (size - 1)
+        pieces.append(c.generic(shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                                out_elem=x.elem))
+    return cat_values(c, pieces, dim) if len(pieces) > 1 else x
+
+
+def diag(c, args, kwargs):
+    """A vector to a square matrix with it on diagonal `diagonal`, or a
+    matrix's diagonal `diagonal` as a vector."""
+    x = c.value(args[0])
+    k = int(args[1] if len(args) > 1 else kwargs.get("diagonal", 0))
+    shape = static_shape(c, x, "diag")
+    if len(shape) == 2:
+        rows, cols = shape
+        count = max(0, min(rows + min(k, 0), cols - max(k, 0)))
+        if count == 0:
+            raise c.error("diagonal %d of a %dx%d matrix is empty" % (
+                k, rows, cols))
+        # The square window the diagonal crosses, then its main diagonal
+        # (linalg wants one size for a loop read twice).
+        square = sliced(c, sliced(c, x, 0, max(-k, 0), max(-k, 0) + count, 1),
+                        1, max(k, 0), max(k, 0) + count, 1)
+        return c.generic([count], [(square, ["d0", "d0"])],
+                         lambda a, o: ([], a[0]), out_elem=x.elem)
+    if len(shape) != 1:
+        raise c.error("diag takes a vector or a matrix, got shape %s" % shape)
+    length = shape[0]
+    n = length + abs(k)
+    if length == 0:
+        raise c.error("diag of an empty vector is not supported")
+    on_diagonal = c.generic([n, n], [], lambda a, o: ([
+        "%i = linalg.index 0 : index", "%j = linalg.index 1 : index",
+        "%%k = arith.constant %d : index" % k,
+        "%ik = arith.addi %i, %k : index",
+        "%r = arith.cmpi eq, %ik, %j : index"], "%r"), out_elem="i1")
+    # On the diagonal, row i holds x[i] (k >= 0) and column j x[j] (k < 0);
+    # elsewhere the read is kept in bounds and not used.
+    picked = c.generic([n, n], [(x, ["d%d mod %d" % (0 if k >= 0 else 1,
+                                                     length)])],
+                       lambda a, o: ([], a[0]), out_elem=x.elem)
+    return c.elementwise([on_diagonal, picked, 0.0], lambda n_: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n_)], "%r"),
+        keep_bool=(0,))

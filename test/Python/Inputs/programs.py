@@ -480,6 +480,35 @@ def rearrange(x, v, w):
     return rolled + shuffled, up, channels, gated, products, acts
 
 
+def edges_and_picks(x, y, idx):
+    """Reflection and replication padding in 1, 2 and 3 dimensions,
+    copysign/signbit/sgn, logaddexp2, ldexp, nansum/nanmean over NaNs,
+    count_nonzero, take_along_dim (broadcast indices and flattened),
+    index_fill (a negative index among them), diag both ways with
+    offsets."""
+    F = torch.nn.functional
+    pads = (F.pad(x, (1, 2), mode="reflect").sum(-1) +
+            F.pad(x, (2, 0), mode="replicate").sum(-1))
+    img = x.reshape(1, 2, 4, 5)
+    pads2 = (F.pad(img, (1, 2, 3, 1), mode="reflect").sum((2, 3)) +
+             F.pad(img, (2, 1, 0, 2), mode="replicate").sum((2, 3)))
+    vol = x.reshape(1, 1, 2, 4, 5)
+    pads3 = (F.pad(vol, (1, 1, 2, 0, 1, 0), mode="replicate").sum((2, 3, 4)) +
+             F.pad(vol, (1, 2, 1, 1, 1, 0), mode="reflect").sum((2, 3, 4)))
+    holes = torch.where(y > 1.0, float("nan"), y)
+    signs = (torch.copysign(x, y) + torch.signbit(y) + torch.sgn(x) +
+             torch.logaddexp2(x, y) + torch.ldexp(x, torch.floor(y * 2)))
+    stats = (torch.nansum(holes, 1), torch.nanmean(holes, 0),
+             torch.count_nonzero(torch.relu(x), 1), torch.nansum(holes))
+    picks = (torch.take_along_dim(x, idx, 1),
+             torch.take_along_dim(x, idx[:1], 1),
+             torch.take_along_dim(x, idx.flatten()[:5]),
+             x.index_fill(1, torch.tensor([0, -1], device=x.device), -2.0),
+             torch.diag(x[0]), torch.diag(x[0], 1), torch.diag(x[1], -2),
+             torch.diag(x), torch.diag(x, 2), torch.diag(x, -1))
+    return (pads, pads2, pads3, signs) + stats + picks
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -575,6 +604,9 @@ def programs():
                                     torch.rand(6, 5)]),
         "rearrange": (rearrange, [torch.randn(2, 4, 4, 4), torch.randn(4),
                                   torch.rand(4)]),
+        "edges_and_picks": (edges_and_picks, [
+            torch.randn(8, 5), torch.randn(8, 5),
+            torch.randint(0, 5, (8, 3))]),
     }
 
 
