@@ -322,6 +322,8 @@ OPS = {
     "aten::scatter": scatter("set"),
     "aten::scatter_add": scatter("add"),
     "aten::index_add": scatter("index_add"),
+    "aten::index_copy": scatter("index_copy"),
+    "aten::scatter_reduce": scatter("reduce"),
     "aten::tril": triangle(True),
     "aten::triu": triangle(False),
     "aten::native_group_norm": group_norm,

@@ -272,9 +272,18 @@ def gather(c, args, kwargs):
                      out_elem=x.elem)
 
 
+# How scatter_reduce (and scatter_add, index_add) fold a value into the
+# element: the float and the int64 op.
+COMBINERS = {"sum": ("arith.addf", "arith.addi"),
+             "prod": ("arith.mulf", "arith.muli"),
+             "amax": ("arith.maximumf", "arith.maxsi"),
+             "amin": ("arith.minimumf", "arith.minsi")}
+
+
 def scatter(mode):
-    """scatter (src or value), scatter_add and index_add: writes along
-    `dim` where the index names a position, as one generic over x's
+    """scatter (src or value), scatter_add, scatter_reduce (sum, prod,
+    amax, amin, x's own value included), index_add and index_copy: writes
+    along `dim` where the index names a position, as one generic over x's
     dimensions and a reduction over the index's `dim` (the last write wins
     where indices repeat, which PyTorch leaves undefined for scatter;
     adds accumulate). Index tensors must have x's sizes off `dim`
@@ -285,18 +294,31 @@ def scatter(mode):
         dim = args[1] % rank
         idx = c.value(args[2])
         alpha = 1.0
-        if mode == "index_add":
+        combine = mode
+        if mode == "reduce":
+            # scatter_reduce(x, dim, index, src, reduce, include_self=True)
+            combine = args[4] if len(args) > 4 else kwargs.get("reduce")
+            include_self = args[5] if len(args) > 5 else kwargs.get(
+                "include_self", True)
+            if combine not in ("sum", "prod", "amax", "amin"):
+                raise c.error("scatter_reduce '%s' is not supported (sum, "
+                              "prod, amax, amin)" % combine)
+            if not include_self:
+                raise c.error("scatter_reduce with include_self=False is "
+                              "not supported")
+        if mode in ("index_add", "index_copy"):
             source = args[3]
             alpha = float(kwargs.get("alpha", args[4] if len(args) > 4
-                                     else 1))
+                                     else 1)) if mode == "index_add" else 1.0
             if len(idx.shape) != 1:
-                raise c.error("index_add takes a 1-D index")
+                raise c.error("%s takes a 1-D index" % mode)
         else:
             source = args[3] if len(args) > 3 else kwargs.get(
                 "src", kwargs.get("value"))
         if idx.elem != "i64":
             raise c.error("the index must be int64, not %s" % idx.elem)
-        if mode != "index_add" and (len(idx.shape) != rank or any(
+        one_d = mode in ("index_add", "index_copy")
+        if not one_d and (len(idx.shape) != rank or any(
                 normal_dim(idx.shape[d]) != normal_dim(x.shape[d])
                 for d in range(rank) if d != dim)):
             raise c.error("scatter with an index smaller than the tensor "
@@ -305,14 +327,14 @@ def scatter(mode):
             raise c.error("scatter along a symbolic size is not supported")
         k = "d%d" % rank
         along = ["d%d" % d if d != dim else k for d in range(rank)]
-        idx_map = [k] if mode == "index_add" else along
+        idx_map = [k] if one_d else along
         inputs = [(idx, idx_map)]
         if isinstance(source, dict):
             inputs.append((c.value(source), along))
         elif not isinstance(source, (int, float)) or isinstance(source,
                                                                 bool):
             raise c.error("the scattered value must be a tensor or number")
-        adds = mode in ("add", "index_add")
+        combine = {"add": "sum", "index_add": "sum"}.get(combine, combine)
         value_elem = "f32" if x.elem in HALF_TYPES else x.elem
         if value_elem not in ("f32", "i64"):
             raise c.error("scatter into %s tensors is not supported"
@@ -337,9 +359,9 @@ def scatter(mode):
                           % float_literal(alpha),
                           "%%scaled = arith.mulf %s, %%alpha : f32" % value]
                 value = "%scaled"
-            if adds:
-                add = "arith.addf" if value_elem == "f32" else "arith.addi"
-                lines += ["%%sum = %s %s, %s : %s" % (add, o, value,
+            if combine in COMBINERS:
+                op = COMBINERS[combine][value_elem == "i64"]
+                lines += ["%%sum = %s %s, %s : %s" % (op, o, value,
                                                       value_elem),
                           "%%r = arith.select %%hit, %%sum, %s : %s"
                           % (o, value_elem)]

@@ -37,7 +37,8 @@ RANDOM = {"dropout"}
 INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
                 "gpt2_like": (0, 64), "gpt2": (0, 256),
                 "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5),
-                "data_sized": (0, 65), "edges_and_picks": (0, 5)}
+                "data_sized": (0, 65), "edges_and_picks": (0, 5),
+                "cache_updates": (0, 5)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):
@@ -144,6 +145,9 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             rows = torch.randperm(6)[:3]
             negative = (rows == 5) | ((rows != 0) & (torch.rand(3) < 0.5))
             values[2] = torch.where(negative, rows - 6, rows)
+        elif name == "cache_updates":
+            # index_copy at two distinct positions of the 6-long sequence.
+            values[2] = torch.randperm(6)[:2]
         return values
 
     # mylib::op1 as the examples' C++ library registers it (capturable)

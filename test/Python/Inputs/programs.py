@@ -509,6 +509,17 @@ def edges_and_picks(x, y, idx):
     return (pads, pads2, pads3, signs) + stats + picks
 
 
+def cache_updates(cache, new, pos, src, ids):
+    """A key/value cache written at positions (index_copy along the
+    sequence, as Hugging Face's static cache does), and scatter_reduce
+    with sum, prod, amax and amin (repeated indices fold together, the
+    tensor's own value included)."""
+    updated = cache.index_copy(2, pos, new)
+    reduced = [src.scatter_reduce(1, ids, src * 2 + 1, how)
+               for how in ("sum", "prod", "amax", "amin")]
+    return (updated * 2,) + tuple(reduced)
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -607,6 +618,10 @@ def programs():
         "edges_and_picks": (edges_and_picks, [
             torch.randn(8, 5), torch.randn(8, 5),
             torch.randint(0, 5, (8, 3))]),
+        "cache_updates": (cache_updates, [
+            torch.randn(2, 3, 6, 4), torch.randn(2, 3, 2, 4),
+            torch.tensor([4, 1]), torch.randn(3, 5),
+            torch.randint(0, 5, (3, 5))]),
     }
 
 
