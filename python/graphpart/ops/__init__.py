@@ -6,7 +6,7 @@ argument (VIEW_OPS, SAME_SHAPE_IDENTITY_VIEWS). A new op: its conversion in
 its family's module, its entry in OPS.
 """
 from .conv import (adaptive_avg_pool, avg_pool, convolution, max_pool,
-                   upsample_bilinear, upsample_nearest)
+                   upsample_linear, upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
                         random_like, random_sized, scalar_tensor, to_copy)
@@ -329,7 +329,9 @@ OPS = {
     "aten::native_group_norm": group_norm,
     "aten::cumsum": cumulative("sum"),
     "aten::cumprod": cumulative("prod"),
-    "aten::upsample_bilinear2d": upsample_bilinear,
+    "aten::upsample_linear1d": upsample_linear,
+    "aten::upsample_bilinear2d": upsample_linear,
+    "aten::upsample_trilinear3d": upsample_linear,
     "aten::upsample_nearest1d": upsample_nearest,
     "aten::upsample_nearest2d": upsample_nearest,
     "aten::upsample_nearest3d": upsample_nearest,

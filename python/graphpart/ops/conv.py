@@ -2,8 +2,9 @@
 dimensions: convolution (1-D to 3-D, any groups, stride, padding, dilation,
 transposed too) as im2col and a matmul or as one direct linalg.generic,
 max and average pooling, adaptive average pooling by whole factors, and
-nearest and bilinear upsampling.
+nearest and (bi/tri)linear upsampling.
 """
+import itertools
 import math
 
 from .common import (HALF_TYPES, Unusable, Value, float_literal, from_product,
@@ -299,19 +300,24 @@ def upsample_nearest(c, args, kwargs):
                      out_elem=x.elem)
 
 
-def upsample_bilinear(c, args, kwargs):
-    """upsample_bilinear2d (and .vec): each output pixel interpolates the
-    four input pixels around its source position, PyTorch's
-    half-pixel mapping (align_corners false, negative positions clamped
-    to 0) or the corner-aligned one."""
+def upsample_linear(c, args, kwargs):
+    """upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d (and
+    .vec): each output element interpolates the 2^N input elements around
+    its source position, along the last dimension first, with PyTorch's
+    half-pixel mapping (align_corners false, negative positions clamped to
+    0) or the corner-aligned one."""
     x = c.value(args[0])
     out_shape = c.node["outputs"][0]["shape"]
+    count = len(x.shape) - 2
+    if count not in (1, 2, 3):
+        raise c.error("linear upsampling takes 3-D to 5-D tensors")
+    if x.elem not in ("f32",) + HALF_TYPES:
+        raise c.error("linear upsampling of %s tensors" % x.elem)
+    align = args[2] if len(args) > 2 else kwargs.get("align_corners")
     if c.node.get("overload") == "vec":
-        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
         scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
     else:
-        align = args[2] if len(args) > 2 else kwargs.get("align_corners")
-        scales = [args[3], args[4]] if len(args) > 4 else None
+        scales = list(args[3:3 + count]) if len(args) > 3 else None
         if scales is not None and all(v is None for v in scales):
             scales = None
     sizes = x.shape[2:]
@@ -326,20 +332,16 @@ def upsample_bilinear(c, args, kwargs):
             return 1.0 / float(scales[i])
         return size / out
 
-    ratios = [ratio(0), ratio(1)]
-    elem_in = x.elem
-
     def body(a, o):
-        lines = []
-        coords = {}
-        for axis, (dim, size) in enumerate(zip((2, 3), sizes)):
-            t = "y" if axis == 0 else "x"
+        lines, coords = [], []
+        for axis, size in enumerate(sizes):
+            t = "a%d" % axis
             lines += [
-                "%%%s_i = linalg.index %d : index" % (t, dim),
+                "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
                 "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
                 "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
                 "%%%s_r = arith.constant %s : f32"
-                % (t, float_literal(ratios[axis]))]
+                % (t, float_literal(ratio(axis)))]
             if align:
                 lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
                              % (t, t, t))
@@ -364,40 +366,41 @@ def upsample_bilinear(c, args, kwargs):
                 "%%%s_up = arith.addi %%%s_lo, %%%s_one : index" % (t, t, t),
                 "%%%s_hi = arith.minsi %%%s_up, %%%s_last : index"
                 % (t, t, t)]
-            coords[t] = ("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_w" % t)
+            coords.append(("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_w" % t))
         lines += ["%n = linalg.index 0 : index",
                   "%ch = linalg.index 1 : index"]
-        picks = {}
-        for ty, row in (("lo", coords["y"][0]), ("hi", coords["y"][1])):
-            for tx, col in (("lo", coords["x"][0]), ("hi", coords["x"][1])):
-                name = "%%p_%s_%s" % (ty, tx)
-                lines.append("%s = tensor.extract %s[%%n, %%ch, %s, %s] : %s"
-                             % (name, x.name, row, col, x.type))
-                if elem_in in HALF_TYPES:
-                    lines.append("%s_f = arith.extf %s : %s to f32"
-                                 % (name, name, elem_in))
-                    name += "_f"
-                picks[(ty, tx)] = name
-        wy, wx = coords["y"][2], coords["x"][2]
-        lines += [
-            "%%top_d = arith.subf %s, %s : f32" % (picks[("lo", "hi")],
-                                                   picks[("lo", "lo")]),
-            "%%top_s = arith.mulf %%top_d, %s : f32" % wx,
-            "%%top = arith.addf %s, %%top_s : f32" % picks[("lo", "lo")],
-            "%%bot_d = arith.subf %s, %s : f32" % (picks[("hi", "hi")],
-                                                   picks[("hi", "lo")]),
-            "%%bot_s = arith.mulf %%bot_d, %s : f32" % wx,
-            "%%bot = arith.addf %s, %%bot_s : f32" % picks[("hi", "lo")],
-            "%mid_d = arith.subf %bot, %top : f32",
-            "%%mid_s = arith.mulf %%mid_d, %s : f32" % wy,
-            "%r = arith.addf %top, %mid_s : f32"]
-        return lines, "%r"
-    if len(x.shape) != 4:
-        raise c.error("bilinear upsampling takes 4-D tensors")
-    if x.elem not in ("f32",) + HALF_TYPES:
-        raise c.error("bilinear upsampling of %s tensors" % x.elem)
-    return c.generic(out_shape, [], body, init=c.empty(out_shape, x.elem,
-                                                       x.device),
+        # The corners, keyed by which side of each axis they take.
+        values = {}
+        for corner in itertools.product((0, 1), repeat=count):
+            name = "%%p_%s" % "".join(str(side) for side in corner)
+            at = ", ".join(coords[axis][side]
+                           for axis, side in enumerate(corner))
+            lines.append("%s = tensor.extract %s[%%n, %%ch, %s] : %s"
+                         % (name, x.name, at, x.type))
+            if x.elem in HALF_TYPES:
+                lines.append("%s_f = arith.extf %s : %s to f32"
+                             % (name, name, x.elem))
+                name += "_f"
+            values[corner] = name
+        # Interpolate along the last axis, then the one before, ...
+        for axis in reversed(range(count)):
+            weight = coords[axis][2]
+            folded = {}
+            for corner, low in values.items():
+                if corner[axis] != 0:
+                    continue
+                high = values[corner[:axis] + (1,) + corner[axis + 1:]]
+                key = corner[:axis] + corner[axis + 1:]
+                name = "%%i%d_%s" % (axis, "".join(str(b) for b in key))
+                lines += ["%s_d = arith.subf %s, %s : f32" % (name, high, low),
+                          "%s_s = arith.mulf %s_d, %s : f32"
+                          % (name, name, weight),
+                          "%s = arith.addf %s, %s_s : f32" % (name, low, name)]
+                folded[corner[:axis] + corner[axis + 1:]] = name
+            values = folded
+        return lines, values[()]
+    return c.generic(out_shape, [], body,
+                     init=c.empty(out_shape, x.elem, x.device),
                      out_elem=x.elem)
 
 

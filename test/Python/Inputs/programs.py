@@ -520,6 +520,21 @@ def cache_updates(cache, new, pos, src, ids):
     return (updated * 2,) + tuple(reduced)
 
 
+def interpolate(x, v):
+    """Linear upsampling in one, two and three dimensions, by sizes and by
+    factors, half-pixel and corner-aligned."""
+    F = torch.nn.functional
+    line = x.reshape(2, 3, 10)
+    vol = v.reshape(1, 2, 3, 4, 5)
+    return (F.interpolate(line, scale_factor=2, mode="linear"),
+            F.interpolate(line, size=7, mode="linear", align_corners=True),
+            F.interpolate(x.reshape(2, 3, 2, 5), size=(3, 8),
+                          mode="bilinear"),
+            F.interpolate(vol, scale_factor=2, mode="trilinear"),
+            F.interpolate(vol, size=(5, 5, 7), mode="trilinear",
+                          align_corners=True))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -622,6 +637,7 @@ def programs():
             torch.randn(2, 3, 6, 4), torch.randn(2, 3, 2, 4),
             torch.tensor([4, 1]), torch.randn(3, 5),
             torch.randint(0, 5, (3, 5))]),
+        "interpolate": (interpolate, [torch.randn(6, 10), torch.randn(120)]),
     }
 
 
