@@ -496,7 +496,12 @@ class Converter:
                 continue
             self.record_view(node)
             self.rebind = []
-            result = self.convert_node(node)
+            unusable = self.unusable_operand(node)
+            # A pure op on a value that cannot be computed (max pooling's
+            # indices) cannot be computed either; only a use of its result
+            # is an error (make_fx squeezes adaptive_max_pool1d's unused
+            # indices).
+            result = unusable if unusable else self.convert_node(node)
             self.values[node["name"]] = result
             # An in-place write: later reads of the tensor it wrote (and of
             # the tensors that view all of it) read the new value.
@@ -552,6 +557,43 @@ class Converter:
                                            "%%r = arith.cmpi ne, %s, %%zero "
                                            ": i8" % a[0]], "%r"),
                             out_elem="i1")
+
+    def unusable_operand(self, node):
+        """The Unusable that a pure ATen op reads, or None. Ops that write
+        in place and custom ops are converted (and fail on it): their
+        effects must not be dropped."""
+        op = node["op"]
+        if not op.startswith("aten::") or op.endswith("_") or \
+                op[len("aten::"):] in ("copy", "index_put", "bernoulli"):
+            return None
+        found = []
+
+        def scan(arg):
+            if isinstance(arg, dict) and "node" in arg:
+                value = self.values.get(arg["node"])
+                if isinstance(value, list):
+                    index = arg.get("index")
+                    value = value[index] if isinstance(index, int) and \
+                        0 <= index < len(value) else None
+                if isinstance(value, Unusable):
+                    found.append((arg["node"], value))
+            elif isinstance(arg, (list, tuple)):
+                for item in arg:
+                    scan(item)
+            elif isinstance(arg, dict):
+                for item in arg.values():
+                    scan(item)
+        scan(node.get("args"))
+        scan(node.get("kwargs"))
+        if not found:
+            return None
+        source, value = found[0]
+        why = value.why if value.why.startswith("aten::") else \
+            "%s (node '%s') reads '%s': %s" % (op, node["name"], source,
+                                               value.why)
+        if len(node.get("outputs", [])) > 1:
+            return [Unusable(why) for _ in node["outputs"]]
+        return Unusable(why)
 
     def convert_node(self, node):
         op = node["op"]

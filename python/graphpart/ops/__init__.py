@@ -5,7 +5,8 @@ the ops that only make a tensor (UNUSED_SKIPPED) or alias their first
 argument (VIEW_OPS, SAME_SHAPE_IDENTITY_VIEWS). A new op: its conversion in
 its family's module, its entry in OPS.
 """
-from .conv import (adaptive_avg_pool, avg_pool, convolution, max_pool,
+from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
+                   convolution, max_pool,
                    upsample_linear, upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
@@ -29,7 +30,8 @@ from .pointwise import (addc_lines, binary, bitwise, bitwise_not, clamp,
                         rsub, shrink_lines, sigmoid_lines, sign_lines,
                         softplus, softplus_lines, true_divide, unary, where,
                         xlogy_lines)
-from .reductions import (argmax, count_nonzero, cumulative, logsumexp,
+from .reductions import (argmax, count_nonzero, cumulative, logcumsumexp,
+                         logsumexp,
                          max_dim, nan_reduction, reduction,
                          softmax, sort, topk, truth_reduction, variance,
                          vector_norm)
@@ -135,6 +137,10 @@ OPS = {
     "aten::avg_pool2d": avg_pool,
     "aten::avg_pool3d": avg_pool,
     "aten::_adaptive_avg_pool2d": adaptive_avg_pool,
+    "aten::adaptive_avg_pool1d": adaptive_avg_pool,
+    "aten::adaptive_max_pool1d": adaptive_max_pool,
+    "aten::adaptive_max_pool2d": adaptive_max_pool,
+    "aten::adaptive_max_pool3d": adaptive_max_pool,
     "aten::adaptive_avg_pool2d": adaptive_avg_pool,
     "aten::_adaptive_avg_pool3d": adaptive_avg_pool,
     "aten::native_batch_norm": batch_norm(
@@ -329,6 +335,9 @@ OPS = {
     "aten::native_group_norm": group_norm,
     "aten::cumsum": cumulative("sum"),
     "aten::cumprod": cumulative("prod"),
+    "aten::cummax": cumulative("max"),
+    "aten::cummin": cumulative("min"),
+    "aten::logcumsumexp": logcumsumexp,
     "aten::upsample_linear1d": upsample_linear,
     "aten::upsample_bilinear2d": upsample_linear,
     "aten::upsample_trilinear3d": upsample_linear,

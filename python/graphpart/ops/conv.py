@@ -245,22 +245,38 @@ def adaptive_avg_pool(c, args, kwargs):
     """adaptive_avg_pool: even windows (the input size a multiple of the
     output size, as in ResNet's global pooling) as a mean over a reshape."""
     x = c.value(args[0])
-    count = len(args[1])
-    lead = len(x.shape) - count
-    shape, dims = list(x.shape[:lead]), []
-    for i, out in enumerate(args[1]):
-        size = x.shape[lead + i]
-        if not is_static(size) or size % out:
-            raise c.error("adaptive pooling of %s to %s: only sizes that "
-                          "are multiples of the output's are supported"
-                          % (x.shape[lead:], list(args[1])))
-        shape += [out, size // out]
-        dims.append(len(shape) - 1)
-    grouped = c.reshape(c.cast(x, "f32"), shape)
+    lead = len(x.shape) - len(args[1])
+    grouped, dims = adaptive_windows(c, x, list(args[1]))
     total = c.reduce(grouped, dims, "sum")
     return c.elementwise([total, float(product_of(
         [x.shape[lead + i] // o for i, o in enumerate(args[1])]))],
         lambda n: op2("arith.divf", n))
+
+
+def adaptive_windows(c, x, outputs):
+    """`x` (f32) reshaped so that each adaptive pooling window is a group
+    of dimensions of its own, and those dimensions: even windows only (the
+    input size a multiple of the output size)."""
+    lead = len(x.shape) - len(outputs)
+    shape, dims = list(x.shape[:lead]), []
+    for i, out in enumerate(outputs):
+        size = x.shape[lead + i]
+        if not is_static(size) or size % out:
+            raise c.error("adaptive pooling of %s to %s: only sizes that "
+                          "are multiples of the output's are supported"
+                          % (x.shape[lead:], outputs))
+        shape += [out, size // out]
+        dims.append(len(shape) - 1)
+    return c.reshape(c.cast(x, "f32"), shape), dims
+
+
+def adaptive_max_pool(c, args, kwargs):
+    """adaptive_max_pool{1,2,3}d over even windows; the indices are not
+    computed."""
+    x = c.value(args[0])
+    grouped, dims = adaptive_windows(c, x, list(args[1]))
+    return [c.reduce(grouped, dims, "max"),
+            Unusable("adaptive max pooling's indices are not computed")]
 
 
 def product_of(values):

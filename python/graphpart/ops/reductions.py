@@ -6,9 +6,9 @@ around it; arg_reduce writes its own two-result linalg.generic.
 """
 import math
 
-from .common import (HALF_TYPES, Value, dims_arg, dims_map, float_literal,
-                     from_product, is_static, literal, op2, product,
-                     tensor_type)
+from .common import (HALF_TYPES, Unusable, Value, dims_arg, dims_map,
+                     float_literal, from_product, is_static, literal, op2,
+                     product, tensor_type)
 from .pointwise import binary
 from .views import cat_values
 
@@ -264,43 +264,84 @@ def vector_norm(c, args, kwargs):
 
 
 def cumulative(kind):
-    """cumsum / cumprod along a dimension (static length): each output
-    element reduces the inputs at and before it (a generic over (..., i,
+    """cumsum / cumprod / cummax / cummin (whose indices are not computed)
+    along a dimension (static length): each output element reduces the
+    inputs at and before it (a generic over (..., i,
     j) masked to j <= i; quadratic in the length, for sequence-length
     scans such as position ids from an attention mask)."""
     def convert(c, args, kwargs):
         x = c.value(args[0])
-        rank = len(x.shape)
-        dim = (args[1] if len(args) > 1 else kwargs["dim"]) % rank
-        if not is_static(x.shape[dim]):
-            raise c.error("a cumulative op along a symbolic size is not "
-                          "supported")
-        elem = "i64" if x.elem in ("i1", "i64") else "f32"
-        x = c.cast(x, elem) if x.elem != elem and x.elem not in \
-            HALF_TYPES else x
-        j = "d%d" % rank
-        in_exprs = ["d%d" % i if i != dim else j for i in range(rank)]
-        window = Value(c.empty([x.shape[dim]]), [x.shape[dim]])
-        neutral = 0 if kind == "sum" else 1
-        init = c.filled(x.shape, neutral, elem, device=x.device)
-        op = {("sum", "f32"): "arith.addf", ("sum", "i64"): "arith.addi",
-              ("prod", "f32"): "arith.mulf",
-              ("prod", "i64"): "arith.muli"}[(kind, elem)]
-
-        def body(a, o):
-            return ["%%i = linalg.index %d : index" % dim,
-                    "%%j = linalg.index %d : index" % rank,
-                    "%in_range = arith.cmpi ule, %j, %i : index",
-                    "%%neutral = arith.constant %s : %s"
-                    % (literal(neutral, elem), elem),
-                    "%%v = arith.select %%in_range, %s, %%neutral : %s"
-                    % (a[0], elem),
-                    "%%r = %s %s, %%v : %s" % (op, o, elem)], "%r"
-        return c.generic(x.shape, [(x, in_exprs), (window, [j])], body,
-                         init=init, out_map=["d%d" % i for i in range(rank)],
-                         iterators=["parallel"] * rank + ["reduction"],
-                         out_elem=elem)
+        dim = (args[1] if len(args) > 1 else kwargs["dim"]) % len(x.shape)
+        out = cumulate(c, x, dim, kind)
+        if kind in ("max", "min"):
+            return [out, Unusable("cum%s's indices are not computed" % kind)]
+        return out
     return convert
+
+
+def cumulate(c, x, dim, kind):
+    """cumsum / cumprod / cummax / cummin of `x` along `dim`."""
+    rank = len(x.shape)
+    if not is_static(x.shape[dim]):
+        raise c.error("a cumulative op along a symbolic size is not "
+                      "supported")
+    elem = "i64" if x.elem in ("i1", "i64") else "f32"
+    x = c.cast(x, elem) if x.elem != elem and x.elem not in \
+        HALF_TYPES else x
+    j = "d%d" % rank
+    in_exprs = ["d%d" % i if i != dim else j for i in range(rank)]
+    window = Value(c.empty([x.shape[dim]]), [x.shape[dim]])
+    neutral = {("sum", "f32"): 0, ("sum", "i64"): 0,
+               ("prod", "f32"): 1, ("prod", "i64"): 1,
+               ("max", "f32"): -math.inf, ("max", "i64"): -2 ** 63,
+               ("min", "f32"): math.inf,
+               ("min", "i64"): 2 ** 63 - 1}[(kind, elem)]
+    init = c.filled(x.shape, neutral, elem, device=x.device)
+    op = {("sum", "f32"): "arith.addf", ("sum", "i64"): "arith.addi",
+          ("prod", "f32"): "arith.mulf",
+          ("prod", "i64"): "arith.muli",
+          ("max", "f32"): "arith.maximumf", ("max", "i64"): "arith.maxsi",
+          ("min", "f32"): "arith.minimumf",
+          ("min", "i64"): "arith.minsi"}[(kind, elem)]
+
+    def body(a, o):
+        return ["%%i = linalg.index %d : index" % dim,
+                "%%j = linalg.index %d : index" % rank,
+                "%in_range = arith.cmpi ule, %j, %i : index",
+                "%%neutral = arith.constant %s : %s"
+                % (literal(neutral, elem), elem),
+                "%%v = arith.select %%in_range, %s, %%neutral : %s"
+                % (a[0], elem),
+                "%%r = %s %s, %%v : %s" % (op, o, elem)], "%r"
+    return c.generic(x.shape, [(x, in_exprs), (window, [j])], body,
+                     init=init, out_map=["d%d" % i for i in range(rank)],
+                     iterators=["parallel"] * rank + ["reduction"],
+                     out_elem=elem)
+
+
+def logcumsumexp(c, args, kwargs):
+    """log(cumsum(exp(x))) along a dimension, shifted by the dimension's
+    maximum so that no exp overflows."""
+    x = c.cast(c.value(args[0]), "f32")
+    rank = len(x.shape)
+    dim = (args[1] if len(args) > 1 else kwargs["dim"]) % rank
+    high = c.keepdim(c.reduce(x, [dim], "max"), x.shape, [dim])
+    # A row of -inf only keeps -inf (no NaN from -inf - -inf).
+    shifted = c.elementwise([x, high], lambda n: (
+        ["%%ninf = arith.constant %s : f32" % float_literal(-math.inf),
+         "%%empty = arith.cmpf oeq, %s, %%ninf : f32" % n[1],
+         "%zero = arith.constant 0.000000000e+00 : f32",
+         "%%m = arith.select %%empty, %%zero, %s : f32" % n[1],
+         "%%d = arith.subf %s, %%m : f32" % n[0],
+         "%r = math.exp %d : f32"], "%r"))
+    total = cumulate(c, shifted, dim, "sum")
+    return c.elementwise([total, high], lambda n: (
+        ["%%ninf = arith.constant %s : f32" % float_literal(-math.inf),
+         "%%empty = arith.cmpf oeq, %s, %%ninf : f32" % n[1],
+         "%zero = arith.constant 0.000000000e+00 : f32",
+         "%%m = arith.select %%empty, %%zero, %s : f32" % n[1],
+         "%%l = math.log %s : f32" % n[0],
+         "%r = arith.addf %l, %m : f32"], "%r"))
 
 
 def topk(c, args, kwargs):

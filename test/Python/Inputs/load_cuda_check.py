@@ -38,7 +38,7 @@ INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
                 "gpt2_like": (0, 64), "gpt2": (0, 256),
                 "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5),
                 "data_sized": (0, 65), "edges_and_picks": (0, 5),
-                "cache_updates": (0, 5)}
+                "cache_updates": (0, 5), "scans_and_pools": (0, 50)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):

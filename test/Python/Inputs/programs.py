@@ -535,6 +535,20 @@ def interpolate(x, v):
                           align_corners=True))
 
 
+def scans_and_pools(x, ids):
+    """cummax/cummin values (floats and int64), logcumsumexp, adaptive max
+    pooling in one, two and three dimensions and adaptive average pooling
+    in one."""
+    F = torch.nn.functional
+    img = x.reshape(2, 3, 4, 8)
+    return (torch.cummax(x, 1)[0], torch.cummin(x, 0)[0],
+            torch.cummax(ids, 1)[0], torch.logcumsumexp(x, 1),
+            F.adaptive_max_pool2d(img, (2, 4)),
+            F.adaptive_max_pool1d(x.reshape(2, 3, 32), 8),
+            F.adaptive_max_pool3d(img.reshape(1, 2, 3, 4, 8), (3, 2, 1)),
+            F.adaptive_avg_pool1d(x.reshape(2, 3, 32), 4))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -638,6 +652,8 @@ def programs():
             torch.tensor([4, 1]), torch.randn(3, 5),
             torch.randint(0, 5, (3, 5))]),
         "interpolate": (interpolate, [torch.randn(6, 10), torch.randn(120)]),
+        "scans_and_pools": (scans_and_pools, [torch.randn(6, 32),
+                                              torch.randint(0, 50, (3, 7))]),
     }
 
 
