@@ -62,9 +62,14 @@ bool mlir::gp::worksOnRows(linalg::LinalgOp op, unsigned rows,
                      }))
       return false;
   }
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (!isRowAccess(op.getMatchingIndexingMap(&init), rows))
+  bool reduction = op.getNumReductionLoops() > 0;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    // A reduction writes one element per row: its output is indexed by
+    // the row loops alone.
+    if (!isRowAccess(map, rows) || (reduction && map.getNumResults() != rows))
       return false;
+  }
   return true;
 }
 

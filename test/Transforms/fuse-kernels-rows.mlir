@@ -277,3 +277,35 @@ func.func @reader_between(%x: memref<4x16xf32, #cuda0>, %c: memref<4xf32, #cuda0
   }
   return
 }
+
+// -----
+
+// Not merged: the "reduction" writes an element per reduced index too
+// (its output map has the reduction loop), not one per row.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @output_on_reduced_loop
+// CHECK: gp.kernel "running" ins
+// CHECK: gp.kernel "scale" ins
+func.func @output_on_reduced_loop(%x: memref<4x16xf32, #cuda0>, %y: memref<4x16xf32, #cuda0>) {
+  %t = gp.buffer.alloc() : memref<4x16xf32, #cuda0>
+  gp.kernel "running" ins(%x : memref<4x16xf32, #cuda0>) outs(%t : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x16xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<4x16xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "scale" ins(%x, %t : memref<4x16xf32, #cuda0>, memref<4x16xf32, #cuda0>) outs(%y : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x16xf32, #cuda0>, %b: memref<4x16xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<4x16xf32, #cuda0>, memref<4x16xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %w: f32, %out: f32):
+      %r = arith.divf %e, %w : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

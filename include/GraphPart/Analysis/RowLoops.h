@@ -33,7 +33,8 @@ std::optional<unsigned> getReductionRows(linalg::LinalgOp op);
 
 /// Whether `op` works row by row over `rows` leading loops of sizes
 /// `rowSizes`: static sizes, the row loops parallel, a reduction reducing
-/// every other loop, and every output written only at the op's row.
+/// every other loop into outputs indexed by the rows alone, and every
+/// output written only at the op's row.
 bool worksOnRows(linalg::LinalgOp op, unsigned rows,
                  ArrayRef<int64_t> rowSizes);
 

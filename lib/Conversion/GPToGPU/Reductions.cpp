@@ -867,6 +867,10 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
           combined = convertFloat(builder, loc, combined, elementType);
         memref::StoreOp::create(builder, loc, combined, buffer, indices);
       }
+      // A later reduction into the same buffer folds into what this one
+      // wrote, not into the fill.
+      for (Value init : op.getDpsInits())
+        fills.erase(init);
     } else {
       auto loop = scf::ForOp::create(builder, loc, thread, elements, threadCount);
       OpBuilder::InsertionGuard guard(builder);

@@ -141,3 +141,47 @@ func.func @layer_norm_f16(%x: memref<2x3x64xf16, #cuda0>, %mean: memref<2x3xf32,
   }
   return
 }
+
+// -----
+
+// Two reductions into one buffer: the fill is the first's initial value;
+// the second folds into what the first wrote (it loads the buffer).
+// CHECK-LABEL: gpu.func @sum_twice(
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: scf.if
+// CHECK-NEXT: memref.load
+// CHECK: memref.store
+// CHECK: gpu.barrier
+#cuda0 = #gp.device<cuda:0>
+func.func @sum_twice(%x: memref<4x100xf32, #cuda0>, %s: memref<4xf32, #cuda0>, %y: memref<4x100xf32, #cuda0>) {
+  gp.kernel "sum_twice" noalias ins(%x : memref<4x100xf32, #cuda0>) outs(%s, %y : memref<4xf32, #cuda0>, memref<4x100xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x100xf32, #cuda0>, %o0: memref<4xf32, #cuda0>, %o1: memref<4x100xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o0 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<4x100xf32, #cuda0>) outs(%o0 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<4x100xf32, #cuda0>) outs(%o0 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %sq = arith.mulf %a, %a : f32
+      %r = arith.addf %sq, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%i0, %o0 : memref<4x100xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o1 : memref<4x100xf32, #cuda0>) {
+    ^bb0(%a: f32, %t: f32, %out: f32):
+      %r = arith.subf %a, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
