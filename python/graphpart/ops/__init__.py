@@ -11,7 +11,8 @@ from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
                         random_like, random_sized, scalar_tensor, to_copy)
-from .indexing import (embedding, gather, index, index_fill, index_put,
+from .indexing import (embedding, embedding_bag, gather, index, index_fill,
+                       index_put,
                        index_select, masked_fill, scatter, take_along_dim)
 from .linalg import (addbmm, addmm, addmv, attention, cuda_attention,
                      general_matmul, linear, outer, triangle, vector_product)
@@ -232,6 +233,9 @@ OPS = {
     "aten::nanmean": nan_reduction(mean=True),
     "aten::count_nonzero": count_nonzero,
     "aten::take_along_dim": take_along_dim,
+    "aten::_embedding_bag": embedding_bag,
+    "aten::embedding_bag": embedding_bag,
+    "aten::_embedding_bag_forward_only": embedding_bag,
     "aten::index_fill": index_fill,
     "aten::diag": diag,
     "aten::reflection_pad1d": edge_pad("reflection"),

@@ -1,11 +1,15 @@
 """Ops that read or write at positions held in tensors: embedding, index
 (gathers with int64 index tensors), index_put (int64 index tensors or a
-bool mask), index_select, gather, scatter/scatter_add/index_add, and
+bool mask), index_select, gather, scatter/scatter_add/index_add/
+index_copy/scatter_reduce, take_along_dim, index_fill, embedding_bag and
 masked_fill. Negative indices count from the end as in PyTorch; a read
 outside the tensor (an error in PyTorch) reads the nearest element instead.
 """
-from .common import (HALF_TYPES, broadcast_shape, float_literal, from_product,
-                     is_static, literal, normal_dim, product)
+import math
+
+from .common import (HALF_TYPES, Unusable, broadcast_shape, float_literal,
+                     from_product, is_static, literal, normal_dim, product)
+from .views import sliced
 
 
 def embedding(c, args, kwargs):
@@ -448,3 +452,114 @@ def index_fill(c, args, kwargs):
     return c.elementwise([hit, value, x], lambda n: (
         ["%%r = arith.select %s, %s, %s : f32" % tuple(n)], "%r"),
         keep_bool=(0,))
+
+
+def embedding_bag(c, args, kwargs):
+    """_embedding_bag / embedding_bag: per bag (the indices from its offset
+    to the next one's, the last to the end unless include_last_offset),
+    the sum, mean or max of the weight rows the indices pick, each scaled
+    by its per-sample weight; entries equal to padding_idx are left out,
+    and an empty bag is zeros, as PyTorch gives. Only the first result is
+    computed."""
+    names = ["weight", "indices", "offsets", "scale_grad_by_freq", "mode",
+             "sparse", "per_sample_weights", "include_last_offset",
+             "padding_idx"]
+    given = dict(zip(names, args))
+    given.update(kwargs)
+    weight, idx = c.value(given["weight"]), c.value(given["indices"])
+    offsets = c.value(given["offsets"])
+    mode = int(given.get("mode", 0))
+    last_offset = bool(given.get("include_last_offset", False))
+    padding = given.get("padding_idx")
+    padding = -1 if padding is None else int(padding)
+    scales = given.get("per_sample_weights")
+    scales = c.value(scales) if scales is not None else None
+    if len(weight.shape) != 2 or len(idx.shape) != 1 or \
+            len(offsets.shape) != 1 or idx.elem != "i64" or \
+            offsets.elem != "i64":
+        raise c.error("embedding_bag takes a 2-D weight and 1-D int64 "
+                      "indices and offsets (2-D indices are bags of their "
+                      "own rows: flatten them with offsets)")
+    if mode not in (0, 1, 2):
+        raise c.error("embedding_bag mode %d is not sum, mean or max" % mode)
+    if not all(is_static(d) for d in weight.shape + idx.shape +
+               offsets.shape):
+        raise c.error("embedding_bag of symbolic sizes is not supported")
+    rows, width = weight.shape
+    count = idx.shape[0]
+    bags = offsets.shape[0] - (1 if last_offset else 0)
+    if bags < 1:
+        raise c.error("embedding_bag needs at least one bag")
+    following = "d0 + 1" if last_offset else "(d0 + 1) mod %d" % bags
+    # The bags' starts: all offsets but an included last one (linalg takes
+    # the bag loop's range from the operand it indexes whole).
+    starts = sliced(c, offsets, 0, 0, bags, 1) if last_offset else offsets
+    inputs = [(idx, ["d2"]), (starts, ["d0"]), (offsets, [following])]
+    if scales is not None:
+        inputs.append((scales, ["d2"]))
+
+    def in_bag(a):
+        """Lines computing %in: index k belongs to bag b (and is not the
+        padding index)."""
+        lines = ["%b = linalg.index 0 : index",
+                 "%k = linalg.index 2 : index",
+                 "%k64 = arith.index_cast %k : index to i64"]
+        if last_offset:
+            end = a[2]
+        else:
+            lines += ["%%last = arith.constant %d : index" % (bags - 1),
+                      "%is_last = arith.cmpi eq, %b, %last : index",
+                      "%%count = arith.constant %d : i64" % count,
+                      "%%end = arith.select %%is_last, %%count, %s : i64"
+                      % a[2]]
+            end = "%end"
+        lines += ["%%after = arith.cmpi sge, %%k64, %s : i64" % a[1],
+                  "%%before = arith.cmpi slt, %%k64, %s : i64" % end,
+                  "%in = arith.andi %after, %before : i1"]
+        if padding >= 0:
+            lines += ["%%pad = arith.constant %d : i64" % padding,
+                      "%%real = arith.cmpi ne, %s, %%pad : i64" % a[0],
+                      "%in_real = arith.andi %in, %real : i1"]
+            return lines, "%in_real"
+        return lines, "%in"
+
+    def gathered(a, o):
+        lines, inside = in_bag(a)
+        lines += _clamped_index("row", a[0], rows)
+        lines += ["%col = linalg.index 1 : index"]
+        read, value = _extract_lines(weight, ["%row_in", "%col"])
+        lines += read
+        if scales is not None:
+            lines.append("%%scaled = arith.mulf %s, %s : f32"
+                         % (value, a[3]))
+            value = "%scaled"
+        fold = "arith.maximumf" if mode == 2 else "arith.addf"
+        lines += ["%%folded = %s %s, %s : f32" % (fold, o, value),
+                  "%%r = arith.select %s, %%folded, %s : f32" % (inside, o)]
+        return lines, "%r"
+    iterators = ["parallel", "parallel", "reduction"]
+    init = c.filled([bags, width], -math.inf if mode == 2 else 0.0,
+                    device=weight.device)
+    total = c.generic([bags, width], inputs, gathered, init=init,
+                      out_map=["d0", "d1"], iterators=iterators)
+    # Bag sizes, for the mean and for empty bags (zeros, not -inf).
+    sizes = None
+    if mode in (1, 2):
+        def counted(a, o):
+            lines, inside = in_bag(a)
+            return lines + [
+                "%one = arith.constant 1.000000000e+00 : f32",
+                "%%plus = arith.addf %s, %%one : f32" % o,
+                "%%r = arith.select %s, %%plus, %s : f32" % (inside, o)], "%r"
+        sizes = c.generic([bags, 1], inputs[:3], counted,
+                          init=c.filled([bags, 1], 0.0, device=weight.device),
+                          out_map=["d0", "d1"], iterators=iterators)
+        total = c.elementwise([total, sizes], lambda n: (
+            ["%zero = arith.constant 0.000000000e+00 : f32",
+             "%%empty = arith.cmpf oeq, %s, %%zero : f32" % n[1],
+             ("%%q = arith.divf %s, %s : f32" % (n[0], n[1])) if mode == 1
+             else ("%%q = arith.addf %s, %%zero : f32" % n[0]),
+             "%r = arith.select %empty, %zero, %q : f32"], "%r"))
+    why = "embedding_bag's offset2bag, bag_size and max_indices are not " \
+          "computed"
+    return [total, Unusable(why), Unusable(why), Unusable(why)]

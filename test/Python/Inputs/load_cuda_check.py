@@ -38,7 +38,8 @@ INDEX_RANGES = {"embed": (0, 50), "inplace": (-5, 5), "integers": (0, 50),
                 "gpt2_like": (0, 64), "gpt2": (0, 256),
                 "math_ops": (0, 4), "scatters": (0, 3), "gathers": (-5, 5),
                 "data_sized": (0, 65), "edges_and_picks": (0, 5),
-                "cache_updates": (0, 5), "scans_and_pools": (0, 50)}
+                "cache_updates": (0, 5), "scans_and_pools": (0, 50),
+                "bags": (0, 10)}
 
 
 def build(graphs, work, gp_compile, names, target="cuda"):
@@ -145,6 +146,10 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             rows = torch.randperm(6)[:3]
             negative = (rows == 5) | ((rows != 0) & (torch.rand(3) < 0.5))
             values[2] = torch.where(negative, rows - 6, rows)
+        elif name == "bags":
+            # Bags start at 0 and go up (one may be empty).
+            inner = torch.sort(torch.randint(0, 13, (3,))).values
+            values[2] = torch.cat([torch.zeros(1, dtype=torch.long), inner])
         elif name == "cache_updates":
             # index_copy at two distinct positions of the 6-long sequence.
             values[2] = torch.randperm(6)[:2]

@@ -549,6 +549,20 @@ def scans_and_pools(x, ids):
             F.adaptive_avg_pool1d(x.reshape(2, 3, 32), 4))
 
 
+def bags(weight, ids, offsets, scales):
+    """embedding_bag in sum, mean and max modes, with per-sample weights,
+    a padding index, the last offset included, and an empty bag."""
+    F = torch.nn.functional
+    return (F.embedding_bag(ids, weight, offsets, mode="sum"),
+            F.embedding_bag(ids, weight, offsets, mode="mean",
+                            padding_idx=3),
+            F.embedding_bag(ids, weight, offsets, mode="max"),
+            F.embedding_bag(ids, weight, offsets, mode="sum",
+                            per_sample_weights=scales),
+            F.embedding_bag(ids, weight, torch.cat([offsets, offsets[-1:]]),
+                            mode="mean", include_last_offset=True))
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -654,6 +668,8 @@ def programs():
         "interpolate": (interpolate, [torch.randn(6, 10), torch.randn(120)]),
         "scans_and_pools": (scans_and_pools, [torch.randn(6, 32),
                                               torch.randint(0, 50, (3, 7))]),
+        "bags": (bags, [torch.randn(10, 4), torch.randint(0, 10, (12,)),
+                        torch.tensor([0, 3, 3, 7]), torch.rand(12)]),
     }
 
 
