@@ -742,3 +742,54 @@ def signbit(c, args, kwargs):
             out_elem="i1", scalar_elem="i64")
     return c.elementwise([x], lambda n: (signbit_lines(n), "%r"),
                          out_elem="i1")
+
+
+# Giles' single-precision erfinv ("Approximating the erfinv function",
+# GPU Computing Gems, 2011): a polynomial in w = -log(1 - x^2), one for
+# w < 5 (in w - 2.5) and one beyond (in sqrt(w) - 3).
+ERFINV_CENTRAL = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                  -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941]
+ERFINV_TAIL = [-0.000200214257, 0.000100950558, 0.00134934322,
+               -0.00367342844, 0.00573950773, -0.0076224613,
+               0.00943887047, 1.00167406, 2.83297682]
+
+
+def erfinv_lines(n):
+    """erfinv(x): +-inf at +-1, NaN outside [-1, 1]."""
+    x = n[0]
+    lines = ["%one = arith.constant 1.000000000e+00 : f32",
+             "%%omx = arith.subf %%one, %s : f32" % x,
+             "%%opx = arith.addf %%one, %s : f32" % x,
+             "%prod = arith.mulf %omx, %opx : f32",
+             "%lg = math.log %prod : f32",
+             "%w = arith.negf %lg : f32",
+             "%c25 = arith.constant 2.500000000e+00 : f32",
+             "%wc = arith.subf %w, %c25 : f32",
+             "%sw = math.sqrt %w : f32",
+             "%c3 = arith.constant 3.000000000e+00 : f32",
+             "%wt = arith.subf %sw, %c3 : f32"]
+    for branch, coefficients, var in (("pc", ERFINV_CENTRAL, "%wc"),
+                                      ("pt", ERFINV_TAIL, "%wt")):
+        acc = None
+        for i, coefficient in enumerate(coefficients):
+            lines.append("%%%s_k%d = arith.constant %s : f32"
+                         % (branch, i, float_literal(coefficient)))
+            if acc is None:
+                acc = "%%%s_k%d" % (branch, i)
+                continue
+            lines += ["%%%s_m%d = arith.mulf %s, %s : f32"
+                      % (branch, i, acc, var),
+                      "%%%s_a%d = arith.addf %%%s_k%d, %%%s_m%d : f32"
+                      % (branch, i, branch, i, branch, i)]
+            acc = "%%%s_a%d" % (branch, i)
+        lines.append("%%%s = arith.mulf %s, %s : f32" % (branch, acc, x))
+    lines += ["%c5 = arith.constant 5.000000000e+00 : f32",
+              "%central = arith.cmpf olt, %w, %c5 : f32",
+              "%p = arith.select %central, %pc, %pt : f32",
+              "%%ax = math.absf %s : f32" % x,
+              "%at_one = arith.cmpf oeq, %ax, %one : f32",
+              "%%inf = arith.constant %s : f32" % float_literal(math.inf),
+              "%%edge = math.copysign %%inf, %s : f32" % x,
+              "%r = arith.select %at_one, %edge, %p : f32"]
+    return lines

@@ -563,6 +563,13 @@ def bags(weight, ids, offsets, scales):
                             mode="mean", include_last_offset=True))
 
 
+def special(x):
+    """erfinv over (-1, 1), at its ends and outside."""
+    inside = torch.tanh(x) * 0.999
+    ends = torch.tensor([1.0, -1.0, 1.5, 0.0], device=x.device)
+    return torch.erfinv(inside), torch.erfinv(ends), torch.special.erfinv(x * 0.1)
+
+
 def data_sized(x, n):
     """A size read from tensor data: torch.export's unbacked u0."""
     k = n.item()
@@ -670,6 +677,7 @@ def programs():
                                               torch.randint(0, 50, (3, 7))]),
         "bags": (bags, [torch.randn(10, 4), torch.randint(0, 10, (12,)),
                         torch.tensor([0, 3, 3, 7]), torch.rand(12)]),
+        "special": (special, [torch.randn(5, 6)]),
     }
 
 
