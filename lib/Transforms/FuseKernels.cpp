@@ -564,6 +564,19 @@ KernelOp mergeRows(KernelOp first, KernelOp second,
   return merged;
 }
 
+/// The partition bodies of `func`, or its own blocks when it has no
+/// partitions: fusion never crosses a partition.
+SmallVector<Block *> blocksToFuse(FunctionOpInterface func) {
+  SmallVector<Block *> blocks;
+  func->walk([&](PartitionOp partition) {
+    blocks.push_back(&partition.getBody().front());
+  });
+  if (blocks.empty())
+    for (Block &block : func.getFunctionBody())
+      blocks.push_back(&block);
+  return blocks;
+}
+
 struct GPFuseKernelsPass
     : public gp::impl::GPFuseKernelsPassBase<GPFuseKernelsPass> {
   using GPFuseKernelsPassBase::GPFuseKernelsPassBase;
@@ -596,13 +609,7 @@ struct GPFuseKernelsPass
   /// Fuses in every partition body of `func`, or in its own blocks when it
   /// has no partitions; returns the number of fusions.
   unsigned fuseFunction(FunctionOpInterface func, llvm::raw_ostream *log) {
-    SmallVector<Block *> blocks;
-    func->walk([&](PartitionOp partition) {
-      blocks.push_back(&partition.getBody().front());
-    });
-    if (blocks.empty())
-      for (Block &block : func.getFunctionBody())
-        blocks.push_back(&block);
+    SmallVector<Block *> blocks = blocksToFuse(func);
     // Fusion adds no values that the analysis has to know: the fused
     // kernels take values it has seen, and the buffers it removes are
     // never asked about again.
@@ -618,13 +625,7 @@ struct GPFuseKernelsPass
   /// Merges row kernels in every partition body of `func` (or its blocks)
   /// until none is left to merge; returns the number of merges.
   unsigned mergeRowKernels(FunctionOpInterface func, llvm::raw_ostream *log) {
-    SmallVector<Block *> blocks;
-    func->walk([&](PartitionOp partition) {
-      blocks.push_back(&partition.getBody().front());
-    });
-    if (blocks.empty())
-      for (Block &block : func.getFunctionBody())
-        blocks.push_back(&block);
+    SmallVector<Block *> blocks = blocksToFuse(func);
     BufferAliasAnalysis aliases(func);
     unsigned merged = 0;
     for (Block *block : blocks)

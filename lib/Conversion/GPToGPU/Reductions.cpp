@@ -353,6 +353,30 @@ void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
   }
 }
 
+/// Runs `op`'s payload at `loops`: loads its inputs (and the outputs it
+/// reads), computes, stores the yielded values into its outputs.
+void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+               ArrayRef<Value> loops) {
+  IRMapping mapping;
+  loadInputs(builder, loc, op, loops, mapping);
+  SmallVector<SmallVector<Value>> outputIndices;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    outputIndices.push_back(
+        applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops));
+    if (op.payloadUsesValueFromOperand(&init))
+      mapping.map(op.getMatchingBlockArgument(&init),
+                  memref::LoadOp::create(builder, loc, init.get(),
+                                         outputIndices.back()));
+  }
+  clonePayload(builder, op, loops, llvm::SmallPtrSet<Operation *, 1>(),
+               mapping);
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  for (auto [init, value, indices] :
+       llvm::zip(op.getDpsInitsMutable(), yield.getValues(), outputIndices))
+    memref::StoreOp::create(builder, loc, mapping.lookupOrDefault(value),
+                            init.get(), indices);
+}
+
 /// A thread per parallel point, each running the reduction loops in order
 /// as linalg defines them (outputs read and written in memory): for
 /// reductions too short for a block, and payloads that are not a plain
@@ -385,26 +409,9 @@ void lowerWithThreads(linalg::LinalgOp op, const IterationSpace &space,
   builder.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> reductionIndices =
       delinearize(builder, loc, loop.getInductionVar(), space.reductionSizes);
-  SmallVector<Value> loops =
-      space.loopIndices(builder, loc, parallelIndices, reductionIndices);
-  IRMapping mapping;
-  loadInputs(builder, loc, op, loops, mapping);
-  SmallVector<SmallVector<Value>> outputIndices;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    outputIndices.push_back(
-        applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops));
-    if (op.payloadUsesValueFromOperand(&init))
-      mapping.map(op.getMatchingBlockArgument(&init),
-                  memref::LoadOp::create(builder, loc, init.get(),
-                                         outputIndices.back()));
-  }
-  clonePayload(builder, op, loops, llvm::SmallPtrSet<Operation *, 1>(),
-               mapping);
-  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  for (auto [init, value, indices] :
-       llvm::zip(op.getDpsInitsMutable(), yield.getValues(), outputIndices))
-    memref::StoreOp::create(builder, loc, mapping.lookupOrDefault(value),
-                            init.get(), indices);
+  computeAt(builder, loc, op,
+            space.loopIndices(builder, loc, parallelIndices,
+                              reductionIndices));
   op->erase();
 }
 
@@ -875,25 +882,7 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
       auto loop = scf::ForOp::create(builder, loc, thread, elements, threadCount);
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> loops = loopsAt(builder, loop.getInductionVar());
-      IRMapping mapping;
-      loadInputs(builder, loc, op, loops, mapping);
-      SmallVector<SmallVector<Value>> outputIndices;
-      for (OpOperand &init : op.getDpsInitsMutable()) {
-        outputIndices.push_back(
-            applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops));
-        if (op.payloadUsesValueFromOperand(&init))
-          mapping.map(op.getMatchingBlockArgument(&init),
-                      memref::LoadOp::create(builder, loc, init.get(),
-                                             outputIndices.back()));
-      }
-      clonePayload(builder, op, loops, llvm::SmallPtrSet<Operation *, 1>(),
-                   mapping);
-      auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-      for (auto [init, value, indices] : llvm::zip(
-               op.getDpsInitsMutable(), yield.getValues(), outputIndices))
-        memref::StoreOp::create(builder, loc, mapping.lookupOrDefault(value),
-                                init.get(), indices);
+      computeAt(builder, loc, op, loopsAt(builder, loop.getInductionVar()));
     }
     // The next op reads what this one wrote, in other threads.
     if (position + 1 < group.ops.size())

@@ -534,17 +534,25 @@ def xlogy_lines(n):
             "%r = arith.select %use0, %zero, %p : f32"]
 
 
-def logaddexp_lines(n):
-    """max + log1p(exp(-|a - b|)); equal infinities give themselves."""
-    return ["%%m = arith.maximumf %s, %s : f32" % (n[0], n[1]),
-            "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
-            "%ad = math.absf %d : f32",
-            "%nd = arith.negf %ad : f32",
-            "%e = math.exp %nd : f32",
-            "%l = math.log1p %e : f32",
-            "%s = arith.addf %m, %l : f32",
-            "%%same = arith.cmpf oeq, %s, %s : f32" % (n[0], n[1]),
-            "%r = arith.select %same, %m, %s : f32"]
+def logaddexp_lines(base2):
+    """logaddexp: max + log1p(exp(-|a - b|)); logaddexp2: log2(2^a + 2^b),
+    max + log1p(2^-|a - b|) / ln 2. Equal infinities give themselves."""
+    def lines(n):
+        body = ["%%m = arith.maximumf %s, %s : f32" % (n[0], n[1]),
+                "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+                "%ad = math.absf %d : f32",
+                "%nd = arith.negf %ad : f32",
+                "%%e = math.%s %%nd : f32" % ("exp2" if base2 else "exp"),
+                "%l = math.log1p %e : f32"]
+        log = "%l"
+        if base2:
+            body += ["%ln2 = arith.constant 1.44269504088896340736 : f32",
+                     "%l2 = arith.mulf %l, %ln2 : f32"]
+            log = "%l2"
+        return body + ["%%s = arith.addf %%m, %s : f32" % log,
+                       "%%same = arith.cmpf oeq, %s, %s : f32" % (n[0], n[1]),
+                       "%r = arith.select %same, %m, %s : f32"]
+    return lines
 
 
 def shrink_lines(soft):
@@ -711,21 +719,6 @@ def signbit_lines(n):
     return ["%%bits = arith.bitcast %s : f32 to i32" % n[0],
             "%zero = arith.constant 0 : i32",
             "%r = arith.cmpi slt, %bits, %zero : i32"]
-
-
-def logaddexp2_lines(n):
-    """log2(2^a + 2^b): max + log2(1 + 2^-|a - b|)."""
-    return ["%%m = arith.maximumf %s, %s : f32" % (n[0], n[1]),
-            "%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
-            "%ad = math.absf %d : f32",
-            "%nd = arith.negf %ad : f32",
-            "%e = math.exp2 %nd : f32",
-            "%l = math.log1p %e : f32",
-            "%ln2 = arith.constant 1.44269504088896340736 : f32",
-            "%l2 = arith.mulf %l, %ln2 : f32",
-            "%s = arith.addf %m, %l2 : f32",
-            "%%same = arith.cmpf oeq, %s, %s : f32" % (n[0], n[1]),
-            "%r = arith.select %same, %m, %s : f32"]
 
 
 def ldexp_lines(n):
