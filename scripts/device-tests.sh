@@ -5,6 +5,7 @@
 #   bash scripts/device-tests.sh prepare   # here: needs build/ (gp-compile)
 #   bash scripts/device-tests.sh run       # there: carry build-device/
 #   bash scripts/device-tests.sh python    # there: the PyTorch checks
+#   bash scripts/device-tests.sh capture   # there: capture with its PyTorch
 #   bash scripts/device-tests.sh dynamo-save     # there: torch.compile saves
 #   bash scripts/device-tests.sh dynamo-compile  # here: compile-cache
 #   bash scripts/device-tests.sh dynamo-replay   # there: replays the cache
@@ -24,8 +25,8 @@
 # and build-device-captured/ when graphs a `python` run captured were
 # brought back there) for the cuda target; `python` calls
 # them through graphpart.load on CUDA tensors against PyTorch eager
-# (test/Python/Inputs/load_cuda_check.py) and captures the programs with the
-# machine's PyTorch, with torch.export and with make_fx, into
+# (test/Python/Inputs/load_cuda_check.py); `capture` captures the programs
+# with the machine's PyTorch, with torch.export and with make_fx, into
 # $GP_CAPTURE_OUT/{export,make_fx} (default build-device/captured-new).
 #
 # The torch.compile backend (test/Python/Inputs/dynamo_check.py) takes a
@@ -163,7 +164,11 @@ python_checks() {
         "$root/build-rt/lib/libgpruntime.so" "$externs" cuda "$name" || status=1
     done
   done
-  local method capture="${GP_CAPTURE_OUT:-$out/captured-new}"
+  return $status
+}
+
+capture_stage() {
+  local method status=0 capture="${GP_CAPTURE_OUT:-$out/captured-new}"
   for method in export make_fx; do
     echo "== capture with this machine's PyTorch ($method)"
     python3 "$root/test/Python/Inputs/programs.py" "$capture/$method" --method "$method" || status=1
@@ -204,10 +209,11 @@ case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   python) python_checks ;;
+  capture) capture_stage ;;
   dynamo-save) dynamo_stage save ;;
   dynamo-compile) dynamo_stage compile ;;
   dynamo-replay) dynamo_stage replay ;;
   models) models_stage ;;
   bench) shift; bench_stage "$@" ;;
-  *) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
