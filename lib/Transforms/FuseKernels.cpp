@@ -16,11 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelFusion.h"
 #include "PassUtils.h"
 
 #include "GraphPart/Analysis/BufferAliasAnalysis.h"
 #include "GraphPart/Analysis/Dependences.h"
-#include "GraphPart/Analysis/RowLoops.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/Passes.h"
 
@@ -41,14 +41,13 @@ namespace mlir::gp {
 
 using namespace mlir;
 using namespace mlir::gp;
+using namespace mlir::gp::fusion;
 
 namespace {
 
 /// Longest name `P_C` a fused kernel gets; longer chains keep the
 /// consumer's name with `_fused`.
 constexpr size_t kMaxFusedNameLength = 48;
-
-bool isBuffer(Value value) { return isa<MemRefType>(value.getType()); }
 
 /// The one linalg op of a kernel body whose other ops (before the
 /// terminator) are scalar computations free of memory effects, such as the
@@ -233,7 +232,10 @@ bool isLegalToMove(Candidate candidate, const BlockDependences &deps,
   return true;
 }
 
-std::string fusedName(StringRef producer, StringRef consumer) {
+} // namespace
+
+std::string mlir::gp::fusion::fusedName(StringRef producer,
+                                        StringRef consumer) {
   std::string name = (producer + "_" + consumer).str();
   if (name.size() <= kMaxFusedNameLength)
     return name;
@@ -241,6 +243,19 @@ std::string fusedName(StringRef producer, StringRef consumer) {
     return consumer.str();
   return (consumer + "_fused").str();
 }
+
+SmallVector<Block *> mlir::gp::fusion::blocksToFuse(FunctionOpInterface func) {
+  SmallVector<Block *> blocks;
+  func->walk([&](PartitionOp partition) {
+    blocks.push_back(&partition.getBody().front());
+  });
+  if (blocks.empty())
+    for (Block &block : func.getFunctionBody())
+      blocks.push_back(&block);
+  return blocks;
+}
+
+namespace {
 
 /// The producer's loop index `expr` (over the consumer's loops) inside the
 /// fused payload.
@@ -426,157 +441,6 @@ FailureOr<KernelOp> fuse(Candidate candidate) {
   return fused;
 }
 
-//===----------------------------------------------------------------------===//
-// Row kernels
-//===----------------------------------------------------------------------===//
-
-/// The linalg ops of a kernel body made only of linalg ops on buffers that
-/// are its block arguments, and pure scalar ops (constants); nothing
-/// otherwise.
-std::optional<SmallVector<linalg::LinalgOp>> getRowKernelOps(KernelOp kernel) {
-  Block &body = kernel.getBody().front();
-  SmallVector<linalg::LinalgOp> ops;
-  for (Operation &op : body.without_terminator()) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      // Contractions and convolutions stay whole for cuBLAS and its kin.
-      if (!linalgOp.hasPureBufferSemantics() ||
-          linalg::isaContractionOpInterface(linalgOp) ||
-          linalg::isaConvolutionOpInterface(linalgOp) ||
-          llvm::any_of(linalgOp->getOperands(), [&](Value operand) {
-            return isBuffer(operand) &&
-                   !(isa<BlockArgument>(operand) &&
-                     cast<BlockArgument>(operand).getOwner() == &body);
-          }))
-        return std::nullopt;
-      ops.push_back(linalgOp);
-      continue;
-    }
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
-        llvm::any_of(op.getOperands(), isBuffer) ||
-        llvm::any_of(op.getResults(), isBuffer))
-      return std::nullopt;
-  }
-  return ops;
-}
-
-/// Whether `ops` (one kernel body) all work on the rows of their first
-/// reduction, independently.
-bool formsRowKernel(ArrayRef<linalg::LinalgOp> ops) {
-  const linalg::LinalgOp *reduction =
-      llvm::find_if(ops, [](linalg::LinalgOp op) {
-        return op.getNumReductionLoops() > 0;
-      });
-  if (reduction == ops.end())
-    return false;
-  linalg::LinalgOp first = *reduction;
-  std::optional<unsigned> rows = getReductionRows(first);
-  std::optional<SmallVector<int64_t>> sizes = getStaticLoopSizes(first);
-  if (!rows || !sizes)
-    return false;
-  ArrayRef<int64_t> rowSizes = ArrayRef(*sizes).take_front(*rows);
-  return llvm::all_of(ops,
-                      [&](linalg::LinalgOp op) {
-                        return worksOnRows(op, *rows, rowSizes);
-                      }) &&
-         rowsAreIndependent(ops, *rows);
-}
-
-/// Whether every buffer `kernel` writes may alias none of its other
-/// operands.
-bool writesDistinctBuffers(KernelOp kernel,
-                           const BufferAliasAnalysis &aliases) {
-  for (Value output : kernel.getOutputs()) {
-    std::optional<unsigned> outputClass = aliases.findClass(output);
-    if (!outputClass)
-      return false;
-    for (Value operand : kernel->getOperands()) {
-      if (operand == output || !isBuffer(operand))
-        continue;
-      std::optional<unsigned> operandClass = aliases.findClass(operand);
-      if (!operandClass || *operandClass == *outputClass)
-        return false;
-    }
-  }
-  return true;
-}
-
-/// Merges `first` into `second` as one noalias row kernel where `second`
-/// was, when the rule of Passes.td holds; returns it, or null leaving
-/// both kernels.
-KernelOp mergeRows(KernelOp first, KernelOp second,
-                   const BlockDependences &deps,
-                   const BufferAliasAnalysis &aliases) {
-  DeviceAttr device = first.getDevice();
-  if (!device || !device.isCuda() || second.getDevice() != device)
-    return {};
-  if (!getRowKernelOps(first) || !getRowKernelOps(second))
-    return {};
-  unsigned from = deps.indexOf(first), to = deps.indexOf(second);
-  for (unsigned successor : deps.getSuccessors(from))
-    if (successor > from && successor < to)
-      return {};
-
-  // Operands: both kernels' outs, then their other operands, each once.
-  SmallVector<Value> outputs, inputs;
-  for (KernelOp kernel : {first, second})
-    for (Value output : kernel.getOutputs())
-      if (!llvm::is_contained(outputs, output))
-        outputs.push_back(output);
-  for (KernelOp kernel : {first, second})
-    for (Value input : kernel.getInputs())
-      if (!llvm::is_contained(outputs, input) &&
-          !llvm::is_contained(inputs, input))
-        inputs.push_back(input);
-
-  OpBuilder builder(second);
-  Location loc = builder.getFusedLoc({first.getLoc(), second.getLoc()});
-  auto merged = KernelOp::create(
-      builder, loc,
-      fusedName(first.getKernelName(), second.getKernelName()), inputs,
-      outputs);
-  merged.setNoalias(true);
-  Block *body = new Block();
-  merged.getBody().push_back(body);
-  for (Value operand : merged->getOperands())
-    body->addArgument(operand.getType(), operand.getLoc());
-  builder.setInsertionPointToStart(body);
-  for (KernelOp kernel : {first, second}) {
-    IRMapping mapping;
-    for (auto [operand, argument] :
-         llvm::zip(kernel->getOperands(),
-                   kernel.getBody().front().getArguments())) {
-      auto index = llvm::find(merged->getOperands(), operand) -
-                   merged->getOperands().begin();
-      mapping.map(argument, body->getArgument(index));
-    }
-    for (Operation &op : kernel.getBody().front().without_terminator())
-      builder.clone(op, mapping);
-  }
-  YieldOp::create(builder, loc);
-  std::optional<SmallVector<linalg::LinalgOp>> ops = getRowKernelOps(merged);
-  if (!ops || !formsRowKernel(*ops) ||
-      !writesDistinctBuffers(merged, aliases)) {
-    merged.erase();
-    return {};
-  }
-  first.erase();
-  second.erase();
-  return merged;
-}
-
-/// The partition bodies of `func`, or its own blocks when it has no
-/// partitions: fusion never crosses a partition.
-SmallVector<Block *> blocksToFuse(FunctionOpInterface func) {
-  SmallVector<Block *> blocks;
-  func->walk([&](PartitionOp partition) {
-    blocks.push_back(&partition.getBody().front());
-  });
-  if (blocks.empty())
-    for (Block &block : func.getFunctionBody())
-      blocks.push_back(&block);
-  return blocks;
-}
-
 struct GPFuseKernelsPass
     : public gp::impl::GPFuseKernelsPassBase<GPFuseKernelsPass> {
   using GPFuseKernelsPassBase::GPFuseKernelsPassBase;
@@ -593,7 +457,8 @@ struct GPFuseKernelsPass
       std::string merges;
       llvm::raw_string_ostream mergeLog(merges);
       unsigned merged =
-          rows ? mergeRowKernels(func, report ? &mergeLog : nullptr) : 0;
+          rows ? fusion::mergeRowKernels(func, report ? &mergeLog : nullptr)
+               : 0;
       numRowMerges += merged;
       if (report) {
         writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
@@ -620,47 +485,6 @@ struct GPFuseKernelsPass
       while (unsigned round = fuseRound(*block, aliases, fusedKernels, log))
         fused += round;
     return fused;
-  }
-
-  /// Merges row kernels in every partition body of `func` (or its blocks)
-  /// until none is left to merge; returns the number of merges.
-  unsigned mergeRowKernels(FunctionOpInterface func, llvm::raw_ostream *log) {
-    SmallVector<Block *> blocks = blocksToFuse(func);
-    BufferAliasAnalysis aliases(func);
-    unsigned merged = 0;
-    for (Block *block : blocks)
-      while (mergeOnce(*block, aliases, log))
-        ++merged;
-    return merged;
-  }
-
-  /// Merges the first pair of kernels in `block` that may become a row
-  /// kernel: a kernel and the last kernel before it that writes a buffer
-  /// it uses.
-  bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
-                 llvm::raw_ostream *log) {
-    BlockDependences deps(block, aliases);
-    SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
-    for (size_t index = 0; index < kernels.size(); ++index) {
-      KernelOp second = kernels[index];
-      for (KernelOp first :
-           llvm::reverse(ArrayRef(kernels).take_front(index))) {
-        if (!llvm::any_of(first.getOutputs(), [&](Value output) {
-              return llvm::is_contained(second->getOperands(), output);
-            }))
-          continue;
-        std::string names = ("\"" + first.getKernelName() + "\" + \"" +
-                             second.getKernelName() + "\"")
-                                .str();
-        KernelOp merged = mergeRows(first, second, deps, aliases);
-        if (!merged)
-          break;
-        if (log)
-          *log << "  " << names << ": \"" << merged.getKernelName() << "\"\n";
-        return true;
-      }
-    }
-    return false;
   }
 
   /// One round over `block`; returns the number of fusions. `fusedKernels`

@@ -265,8 +265,7 @@ void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,
 
 SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
                                Value elements, Value stride, int64_t unroll,
-                               ArrayRef<Combiner> combiners,
-                               FoldElement fold) {
+                               ArrayRef<Combiner> combiners, FoldElement fold) {
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
   size_t numCombiners = combiners.size();
   SmallVector<Value> inits;
@@ -302,10 +301,9 @@ SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
           arith::MulIOp::create(
               builder, loc, stride,
               arith::ConstantIndexOp::create(builder, loc, copy)));
-      llvm::append_range(folded,
-                         fold(builder, index,
-                              rounds.getRegionIterArgs().slice(
-                                  copy * numCombiners, numCombiners)));
+      llvm::append_range(folded, fold(builder, index,
+                                      rounds.getRegionIterArgs().slice(
+                                          copy * numCombiners, numCombiners)));
     }
     scf::YieldOp::create(builder, loc, folded);
   }

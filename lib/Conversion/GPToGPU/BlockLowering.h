@@ -107,8 +107,7 @@ using FoldElement = llvm::function_ref<SmallVector<Value>(
 /// latency-bound); a second loop takes what is left.
 SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
                                Value elements, Value stride, int64_t unroll,
-                               ArrayRef<Combiner> combiners,
-                               FoldElement fold);
+                               ArrayRef<Combiner> combiners, FoldElement fold);
 
 /// Lowers the row groups of `func` (a `noalias` kernel body over plain
 /// memrefs): consecutive linalg ops that share leading parallel "row"

@@ -131,8 +131,7 @@ void lowerWithThreads(linalg::LinalgOp op, const IterationSpace &space,
   SmallVector<Value> reductionIndices =
       delinearize(builder, loc, loop.getInductionVar(), space.reductionSizes);
   computeAt(builder, loc, op,
-            space.loopIndices(builder, loc, parallelIndices,
-                              reductionIndices));
+            space.loopIndices(builder, loc, parallelIndices, reductionIndices));
   op->erase();
 }
 
@@ -246,8 +245,8 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
   // Rows no longer than kUnroll elements per thread need no rounds.
   bool shortRows = !split && length && *length <= threads * kUnroll;
   SmallVector<Value> partials =
-      foldStrided(builder, loc, start, elements, stride, shortRows ? 1 : kUnroll,
-                  *combiners, foldElement);
+      foldStrided(builder, loc, start, elements, stride,
+                  shortRows ? 1 : kUnroll, *combiners, foldElement);
 
   // Combine the threads, then one thread folds the block's result into the
   // output.

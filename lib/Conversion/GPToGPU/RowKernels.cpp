@@ -49,8 +49,7 @@ void formRowGroups(ArrayRef<linalg::LinalgOp> run,
     size_t reductionAt = next;
     std::optional<unsigned> rows;
     for (; reductionAt < run.size() && !rows; ++reductionAt)
-      if (linalg::LinalgOp op = run[reductionAt];
-          op.getNumReductionLoops() > 0)
+      if (linalg::LinalgOp op = run[reductionAt]; op.getNumReductionLoops() > 0)
         rows = getReductionRows(op);
     if (!rows)
       return;
@@ -121,7 +120,8 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
   int64_t longest = 1;
   for (linalg::LinalgOp op : group.ops) {
     int64_t inner = 1;
-    for (int64_t size : ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows))
+    for (int64_t size :
+         ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows))
       inner *= size;
     longest = std::max(longest, inner);
   }
@@ -165,7 +165,8 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
     }
     SmallVector<Value> innerSizes;
     int64_t innerCount = 1;
-    for (int64_t size : ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows)) {
+    for (int64_t size :
+         ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows)) {
       innerSizes.push_back(arith::ConstantIndexOp::create(builder, loc, size));
       innerCount *= size;
     }
@@ -196,17 +197,17 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
         }
         return folded;
       };
-      SmallVector<Value> partials = foldStrided(
-          builder, loc, thread, elements, threadCount,
-          innerCount <= threads * kUnroll ? 1 : kUnroll, combiners,
-          foldElement);
+      SmallVector<Value> partials =
+          foldStrided(builder, loc, thread, elements, threadCount,
+                      innerCount <= threads * kUnroll ? 1 : kUnroll, combiners,
+                      foldElement);
       SmallVector<Value> totals;
       for (auto [combiner, partial] : llvm::zip(combiners, partials))
-        totals.push_back(gpu::AllReduceOp::create(
-            builder, loc, partial,
-            gpu::AllReduceOperationAttr::get(builder.getContext(),
-                                             combiner.kind),
-            /*uniform=*/true));
+        totals.push_back(
+            gpu::AllReduceOp::create(builder, loc, partial,
+                                     gpu::AllReduceOperationAttr::get(
+                                         builder.getContext(), combiner.kind),
+                                     /*uniform=*/true));
       auto writer =
           scf::IfOp::create(builder, loc, firstThread, /*withElse=*/false);
       OpBuilder::InsertionGuard guard(builder);
@@ -236,7 +237,8 @@ void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
       for (Value init : op.getDpsInits())
         fills.erase(init);
     } else {
-      auto loop = scf::ForOp::create(builder, loc, thread, elements, threadCount);
+      auto loop =
+          scf::ForOp::create(builder, loc, thread, elements, threadCount);
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(loop.getBody());
       computeAt(builder, loc, op, loopsAt(builder, loop.getInductionVar()));

@@ -1,0 +1,197 @@
+//===- RowMerging.cpp - merge row-by-row kernels into one -----------------===//
+//
+// gp-fuse-kernels' `rows` rule: consecutive cuda kernels whose linalg ops
+// work row by row (RowLoops.h: a softmax's max, sum of exponentials and
+// normalization) merge into one `noalias` kernel, which convert-gp-to-gpu
+// runs as one launch with a block per row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelFusion.h"
+
+#include "GraphPart/Analysis/BufferAliasAnalysis.h"
+#include "GraphPart/Analysis/Dependences.h"
+#include "GraphPart/Analysis/RowLoops.h"
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::gp;
+using namespace mlir::gp::fusion;
+
+namespace {
+
+/// The linalg ops of a kernel body made only of linalg ops on buffers that
+/// are its block arguments, and pure scalar ops (constants); nothing
+/// otherwise.
+std::optional<SmallVector<linalg::LinalgOp>> getRowKernelOps(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : body.without_terminator()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      // Contractions and convolutions stay whole for cuBLAS and its kin.
+      if (!linalgOp.hasPureBufferSemantics() ||
+          linalg::isaContractionOpInterface(linalgOp) ||
+          linalg::isaConvolutionOpInterface(linalgOp) ||
+          llvm::any_of(linalgOp->getOperands(), [&](Value operand) {
+            return isBuffer(operand) &&
+                   !(isa<BlockArgument>(operand) &&
+                     cast<BlockArgument>(operand).getOwner() == &body);
+          }))
+        return std::nullopt;
+      ops.push_back(linalgOp);
+      continue;
+    }
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+        llvm::any_of(op.getOperands(), isBuffer) ||
+        llvm::any_of(op.getResults(), isBuffer))
+      return std::nullopt;
+  }
+  return ops;
+}
+
+/// Whether `ops` (one kernel body) all work on the rows of their first
+/// reduction, independently.
+bool formsRowKernel(ArrayRef<linalg::LinalgOp> ops) {
+  const linalg::LinalgOp *reduction = llvm::find_if(
+      ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
+  if (reduction == ops.end())
+    return false;
+  linalg::LinalgOp first = *reduction;
+  std::optional<unsigned> rows = getReductionRows(first);
+  std::optional<SmallVector<int64_t>> sizes = getStaticLoopSizes(first);
+  if (!rows || !sizes)
+    return false;
+  ArrayRef<int64_t> rowSizes = ArrayRef(*sizes).take_front(*rows);
+  return llvm::all_of(ops,
+                      [&](linalg::LinalgOp op) {
+                        return worksOnRows(op, *rows, rowSizes);
+                      }) &&
+         rowsAreIndependent(ops, *rows);
+}
+
+/// Whether every buffer `kernel` writes may alias none of its other
+/// operands.
+bool writesDistinctBuffers(KernelOp kernel,
+                           const BufferAliasAnalysis &aliases) {
+  for (Value output : kernel.getOutputs()) {
+    std::optional<unsigned> outputClass = aliases.findClass(output);
+    if (!outputClass)
+      return false;
+    for (Value operand : kernel->getOperands()) {
+      if (operand == output || !isBuffer(operand))
+        continue;
+      std::optional<unsigned> operandClass = aliases.findClass(operand);
+      if (!operandClass || *operandClass == *outputClass)
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Merges `first` into `second` as one noalias row kernel where `second`
+/// was, when the rule of Passes.td holds; returns it, or null leaving
+/// both kernels.
+KernelOp mergeRows(KernelOp first, KernelOp second,
+                   const BlockDependences &deps,
+                   const BufferAliasAnalysis &aliases) {
+  DeviceAttr device = first.getDevice();
+  if (!device || !device.isCuda() || second.getDevice() != device)
+    return {};
+  if (!getRowKernelOps(first) || !getRowKernelOps(second))
+    return {};
+  unsigned from = deps.indexOf(first), to = deps.indexOf(second);
+  for (unsigned successor : deps.getSuccessors(from))
+    if (successor > from && successor < to)
+      return {};
+
+  // Operands: both kernels' outs, then their other operands, each once.
+  SmallVector<Value> outputs, inputs;
+  for (KernelOp kernel : {first, second})
+    for (Value output : kernel.getOutputs())
+      if (!llvm::is_contained(outputs, output))
+        outputs.push_back(output);
+  for (KernelOp kernel : {first, second})
+    for (Value input : kernel.getInputs())
+      if (!llvm::is_contained(outputs, input) &&
+          !llvm::is_contained(inputs, input))
+        inputs.push_back(input);
+
+  OpBuilder builder(second);
+  Location loc = builder.getFusedLoc({first.getLoc(), second.getLoc()});
+  auto merged = KernelOp::create(
+      builder, loc, fusedName(first.getKernelName(), second.getKernelName()),
+      inputs, outputs);
+  merged.setNoalias(true);
+  Block *body = new Block();
+  merged.getBody().push_back(body);
+  for (Value operand : merged->getOperands())
+    body->addArgument(operand.getType(), operand.getLoc());
+  builder.setInsertionPointToStart(body);
+  for (KernelOp kernel : {first, second}) {
+    IRMapping mapping;
+    for (auto [operand, argument] : llvm::zip(
+             kernel->getOperands(), kernel.getBody().front().getArguments())) {
+      auto index = llvm::find(merged->getOperands(), operand) -
+                   merged->getOperands().begin();
+      mapping.map(argument, body->getArgument(index));
+    }
+    for (Operation &op : kernel.getBody().front().without_terminator())
+      builder.clone(op, mapping);
+  }
+  YieldOp::create(builder, loc);
+  std::optional<SmallVector<linalg::LinalgOp>> ops = getRowKernelOps(merged);
+  if (!ops || !formsRowKernel(*ops) ||
+      !writesDistinctBuffers(merged, aliases)) {
+    merged.erase();
+    return {};
+  }
+  first.erase();
+  second.erase();
+  return merged;
+}
+
+/// Merges the first pair of kernels in `block` that may become a row
+/// kernel: a kernel and the last kernel before it that writes a buffer
+/// it uses.
+bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
+               llvm::raw_ostream *log) {
+  BlockDependences deps(block, aliases);
+  SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
+  for (size_t index = 0; index < kernels.size(); ++index) {
+    KernelOp second = kernels[index];
+    for (KernelOp first : llvm::reverse(ArrayRef(kernels).take_front(index))) {
+      if (!llvm::any_of(first.getOutputs(), [&](Value output) {
+            return llvm::is_contained(second->getOperands(), output);
+          }))
+        continue;
+      std::string names = ("\"" + first.getKernelName() + "\" + \"" +
+                           second.getKernelName() + "\"")
+                              .str();
+      KernelOp merged = mergeRows(first, second, deps, aliases);
+      if (!merged)
+        break;
+      if (log)
+        *log << "  " << names << ": \"" << merged.getKernelName() << "\"\n";
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+unsigned mlir::gp::fusion::mergeRowKernels(FunctionOpInterface func,
+                                           llvm::raw_ostream *log) {
+  SmallVector<Block *> blocks = blocksToFuse(func);
+  BufferAliasAnalysis aliases(func);
+  unsigned merged = 0;
+  for (Block *block : blocks)
+    while (mergeOnce(*block, aliases, log))
+      ++merged;
+  return merged;
+}
