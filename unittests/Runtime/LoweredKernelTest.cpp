@@ -23,22 +23,21 @@ namespace {
 constexpr int64_t kRows = 100, kCols = 30, kCount = kRows * kCols;
 
 /// The launch gp-opt writes for add2d (checked by the lit test on the same
-/// input): 12 blocks of 256 threads, arguments (3000, 30, x, 1.0f, y) with
-/// each 2-D memref expanded to (allocated, aligned, offset, sizes, strides).
+/// input): 12 blocks of 256 threads, arguments (x, y) with each 2-D memref
+/// expanded to (allocated, aligned, offset, sizes, strides); sizes and the
+/// increment are constants inside the kernel.
 struct Add2dLaunch {
   void *function;
   uint64_t x, y; // device addresses in the arena
-  int64_t count = kCount, cols = kCols, zero = 0, rows = kRows, one = 1;
-  float increment = 1.0f;
+  int64_t cols = kCols, zero = 0, rows = kRows, one = 1;
 
   static gpRtStatus run(gpRtStream *stream, void *data) {
     auto *self = static_cast<Add2dLaunch *>(data);
-    void *params[] = {&self->count, &self->cols,
-                      &self->x,     &self->x,    &self->zero, &self->rows,
-                      &self->cols,  &self->cols, &self->one,
-                      &self->increment,
-                      &self->y,     &self->y,    &self->zero, &self->rows,
-                      &self->cols,  &self->cols, &self->one};
+    void *params[] = {&self->x,    &self->x,    &self->zero,
+                      &self->rows, &self->cols, &self->cols,
+                      &self->one,  &self->y,    &self->y,
+                      &self->zero, &self->rows, &self->cols,
+                      &self->cols, &self->one};
     uint32_t grid[3] = {12, 1, 1}, block[3] = {256, 1, 1};
     return gpRtLaunchCudaKernel(stream, self->function, grid, block, 0,
                                 params);

@@ -186,6 +186,9 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
 
   // 3. Outline the launches into kernels.
   PassManager outline(context);
+  // Constants inside the kernels, not kernel parameters: the compiler then
+  // knows trip counts, offsets and bounds.
+  outline.addPass(createGpuLaunchSinkIndexComputationsPass());
   outline.addPass(createGpuKernelOutliningPass());
   if (failed(outline.run(*scratch)))
     return kernel.emitOpError("could not outline the GPU kernels");

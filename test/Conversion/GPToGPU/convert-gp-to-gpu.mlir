@@ -4,8 +4,8 @@
 #map = affine_map<(d0) -> (d0)>
 
 // A 1-D elementwise kernel over 4096 elements: 16 blocks of 256 threads,
-// buffers passed as plain device pointers, kernel outlined into
-// @gp_kernels.
+// buffers passed as plain device pointers, constants inside the kernel,
+// kernel outlined into @gp_kernels.
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME: (%[[X:.+]]: memref<4096xf32, #cuda0>, %[[Y:.+]]: memref<4096xf32, #cuda0>)
@@ -14,10 +14,11 @@
 // CHECK-DAG: %[[YC:.+]] = memref.memory_space_cast %[[Y]] : memref<4096xf32, #cuda0> to memref<4096xf32>
 // CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
-// CHECK: gpu.launch_func @gp_kernels::@add_one blocks in (%[[C16]], %{{.+}}, %{{.+}}) threads in (%[[C256]], %{{.+}}, %{{.+}}) args(%[[XC]] : memref<4096xf32>, %{{.+}} : f32, %[[YC]] : memref<4096xf32>)
+// CHECK: gpu.launch_func @gp_kernels::@add_one blocks in (%[[C16]], %{{.+}}, %{{.+}}) threads in (%[[C256]], %{{.+}}, %{{.+}}) args(%[[XC]] : memref<4096xf32>, %[[YC]] : memref<4096xf32>)
 // CHECK: gpu.module @gp_kernels
-// CHECK: gpu.func @add_one(%{{.+}}: memref<4096xf32>, %{{.+}}: f32, %{{.+}}: memref<4096xf32>) kernel
+// CHECK: gpu.func @add_one(%{{.+}}: memref<4096xf32>, %{{.+}}: memref<4096xf32>) kernel
 // CHECK: gpu.thread_id x
+// CHECK: arith.constant 1.000000e+00 : f32
 // CHECK: memref.store
 func.func @elementwise(%x: memref<4096xf32, #cuda0>, %y: memref<4096xf32, #cuda0>) {
   gp.kernel "add_one" ins(%x : memref<4096xf32, #cuda0>) outs(%y : memref<4096xf32, #cuda0>) {
