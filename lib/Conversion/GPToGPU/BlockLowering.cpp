@@ -241,10 +241,8 @@ void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
   }
 }
 
-void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,
-               ArrayRef<Value> loops) {
-  IRMapping mapping;
-  loadInputs(builder, loc, op, loops, mapping);
+void computeFromInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                       ArrayRef<Value> loops, IRMapping &mapping) {
   SmallVector<SmallVector<Value>> outputIndices;
   for (OpOperand &init : op.getDpsInitsMutable()) {
     outputIndices.push_back(
@@ -263,6 +261,13 @@ void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                             init.get(), indices);
 }
 
+void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+               ArrayRef<Value> loops) {
+  IRMapping mapping;
+  loadInputs(builder, loc, op, loops, mapping);
+  computeFromInputs(builder, loc, op, loops, mapping);
+}
+
 SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
                                Value elements, Value stride, int64_t unroll,
                                ArrayRef<Combiner> combiners, FoldElement fold) {
@@ -279,17 +284,20 @@ SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
     Value roundStride = arith::MulIOp::create(
         builder, loc, stride,
         arith::ConstantIndexOp::create(builder, loc, unroll));
+    // The thread has ceil((elements - start) / stride) elements; the
+    // rounds take as many whole groups of `unroll` of them as there are.
     Value remaining = arith::SelectOp::create(
         builder, loc,
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt, elements,
                               start),
         arith::SubIOp::create(builder, loc, elements, start), zero);
+    Value owned = arith::CeilDivUIOp::create(builder, loc, remaining, stride);
+    Value wholeRounds = arith::DivUIOp::create(
+        builder, loc, owned,
+        arith::ConstantIndexOp::create(builder, loc, unroll));
     roundsEnd = arith::AddIOp::create(
         builder, loc, start,
-        arith::MulIOp::create(
-            builder, loc,
-            arith::DivUIOp::create(builder, loc, remaining, roundStride),
-            roundStride));
+        arith::MulIOp::create(builder, loc, wholeRounds, roundStride));
     rounds =
         scf::ForOp::create(builder, loc, start, roundsEnd, roundStride, inits);
     OpBuilder::InsertionGuard guard(builder);

@@ -91,6 +91,12 @@ void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
                   const llvm::SmallPtrSetImpl<Operation *> &skip,
                   IRMapping &mapping);
 
+/// Runs `op`'s payload at `loops` with its inputs' values in `mapping`
+/// (loadInputs): loads the outputs it reads, computes, stores the yielded
+/// values into its outputs.
+void computeFromInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                       ArrayRef<Value> loops, IRMapping &mapping);
+
 /// Runs `op`'s payload at `loops`: loads its inputs (and the outputs it
 /// reads), computes, stores the yielded values into its outputs.
 void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,

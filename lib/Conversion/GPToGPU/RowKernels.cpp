@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -105,155 +107,402 @@ SmallVector<RowGroup> findRowGroups(func::FuncOp func) {
   return groups;
 }
 
-/// Lowers `group` to one launch where its last op was (every scalar its
-/// ops use is defined by then): a block per row, the ops in order with a
-/// barrier between them. A reduction folds strided shares of its row into
-/// registers, `gpu.all_reduce` combines them and the first thread writes
-/// the row's result (with the initial value of a fill right before it); an
-/// elementwise op runs its row's elements strided over the threads. The
-/// row stays in the SM's cache between the ops, so the data is read from
-/// memory about once where separate launches read it once per op.
-void lowerRowGroup(const RowGroup &group, int64_t maxThreads) {
-  linalg::LinalgOp last = group.ops.back();
-  Location loc = last.getLoc();
-  OpBuilder builder(last);
-  int64_t longest = 1;
-  for (linalg::LinalgOp op : group.ops) {
-    int64_t inner = 1;
+/// Elements of a row a thread keeps in registers at most. Up to this many
+/// per thread, each thread's elements are unrolled: every input element is
+/// read from memory once and the group's later ops take it from
+/// registers (a softmax reads its row once, like PyTorch's, where the
+/// strided loops read it once per op and wait on one load at a time).
+constexpr int64_t kMaxResidentElements = 16;
+
+/// The loops of a group's op after the rows, flattened.
+struct InnerSpace {
+  SmallVector<Value> sizes;
+  int64_t count = 1;
+  /// Which distinct shape of the group's inner loops this is: elements of
+  /// ops of the same shape at the same position are the same.
+  unsigned shape = 0;
+};
+
+/// Lowers one row group to one launch where its last op was (every scalar
+/// its ops use is defined by then): a block per row, the ops in order with
+/// a barrier between them. A reduction folds each thread's share of its
+/// row in registers, `gpu.all_reduce` combines the threads and the first
+/// thread writes the row's result (with the initial value of a fill right
+/// before it); an elementwise op runs its row's elements over the threads.
+/// Thread t takes elements t, t + threads, ... of each op's row:
+/// consecutive threads on consecutive elements.
+class RowGroupLowering {
+public:
+  RowGroupLowering(const RowGroup &group, int64_t maxThreads)
+      : group(group), builder(group.ops.back()),
+        loc(group.ops.back()->getLoc()) {
+    int64_t longest = 1;
+    for (linalg::LinalgOp op : group.ops)
+      longest = std::max(longest, innerCount(op));
+    threads = threadsFor(longest, maxThreads);
+    resident = llvm::divideCeil(longest, threads) <= kMaxResidentElements;
+    for (linalg::LinalgOp op : group.ops)
+      for (Value init : op.getDpsInits())
+        written.insert(init);
+  }
+
+  void lower() {
+    int64_t numRows = 1;
+    SmallVector<Value> rowSizes;
+    for (int64_t size : group.rowSizes) {
+      numRows *= size;
+      rowSizes.push_back(constant(size));
+    }
+    threadCount = constant(threads);
+    gpu::LaunchOp launch =
+        createLaunch(builder, loc, constant(numRows), constant(1), threadCount);
+    thread = launch.getThreadIds().x;
+    rowIndices = delinearize(builder, loc, launch.getBlockIds().x, rowSizes);
+
+    SmallVector<Operation *> lowered;
+    for (size_t position = 0; position < group.ops.size(); ++position) {
+      linalg::LinalgOp op = group.ops[position];
+      lowered.push_back(op);
+      if (isInitialFill(position))
+        continue;
+      if (op.getNumReductionLoops() > 0)
+        lowerReduction(op);
+      else
+        lowerElementwise(op);
+      // The next op reads what this one wrote, in other threads.
+      if (position + 1 < group.ops.size())
+        gpu::BarrierOp::create(builder, loc);
+    }
+    for (Operation *op : llvm::reverse(lowered))
+      op->erase();
+  }
+
+private:
+  Value constant(int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  }
+
+  int64_t innerCount(linalg::LinalgOp op) const {
+    int64_t count = 1;
     for (int64_t size :
          ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows))
-      inner *= size;
-    longest = std::max(longest, inner);
+      count *= size;
+    return count;
   }
-  int64_t threads = threadsFor(longest, maxThreads);
-  int64_t numRows = 1;
-  SmallVector<Value> rowSizes;
-  for (int64_t size : group.rowSizes) {
-    numRows *= size;
-    rowSizes.push_back(arith::ConstantIndexOp::create(builder, loc, size));
-  }
-  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-  Value threadCount = arith::ConstantIndexOp::create(builder, loc, threads);
-  gpu::LaunchOp launch = createLaunch(
-      builder, loc, arith::ConstantIndexOp::create(builder, loc, numRows), one,
-      threadCount);
-  Value thread = launch.getThreadIds().x;
-  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-  SmallVector<Value> rowIndices =
-      delinearize(builder, loc, launch.getBlockIds().x, rowSizes);
-  Value firstThread = arith::CmpIOp::create(
-      builder, loc, arith::CmpIPredicate::eq, thread, zero);
 
-  InitialFills fills;
-  SmallVector<Operation *> lowered;
-  for (size_t position = 0; position < group.ops.size(); ++position) {
-    linalg::LinalgOp op = group.ops[position];
-    lowered.push_back(op);
-    // A fill of the next op's reduction output is its initial value.
-    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
-        fill && position + 1 < group.ops.size()) {
-      linalg::LinalgOp next = group.ops[position + 1];
-      Value buffer = fill.getOutputs().front();
-      if (next.getNumReductionLoops() > 0 &&
-          llvm::is_contained(next.getDpsInits(), buffer) &&
-          !llvm::is_contained(next.getDpsInputs(), buffer) &&
-          fill.getInputs().front().getType() ==
-              getElementTypeOrSelf(buffer.getType())) {
-        fills[buffer] = fill;
+  InnerSpace innerSpace(linalg::LinalgOp op) {
+    InnerSpace inner;
+    ArrayRef<int64_t> sizes =
+        ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows);
+    for (int64_t size : sizes) {
+      inner.sizes.push_back(constant(size));
+      inner.count *= size;
+    }
+    auto *known = llvm::find(shapes, sizes);
+    inner.shape = known - shapes.begin();
+    if (known == shapes.end())
+      shapes.push_back(llvm::to_vector(sizes));
+    return inner;
+  }
+
+  /// The op's loop indices at element `index` of its row.
+  SmallVector<Value> loopsAt(const InnerSpace &inner, Value index) {
+    SmallVector<Value> loops(rowIndices);
+    llvm::append_range(loops, delinearize(builder, loc, index, inner.sizes));
+    return loops;
+  }
+
+  /// The thread's `k`th element of a row.
+  Value elementIndex(int64_t k) {
+    return k == 0 ? thread
+                  : arith::AddIOp::create(builder, loc, thread,
+                                          constant(k * threads));
+  }
+
+  /// Whether the op at `position` is a fill of the next op's reduction
+  /// output, which is then its initial value (recorded in `fills`).
+  bool isInitialFill(size_t position) {
+    auto fill = dyn_cast<linalg::FillOp>(*group.ops[position]);
+    if (!fill || position + 1 == group.ops.size())
+      return false;
+    linalg::LinalgOp next = group.ops[position + 1];
+    Value buffer = fill.getOutputs().front();
+    if (next.getNumReductionLoops() == 0 ||
+        !llvm::is_contained(next.getDpsInits(), buffer) ||
+        llvm::is_contained(next.getDpsInputs(), buffer) ||
+        fill.getInputs().front().getType() !=
+            getElementTypeOrSelf(buffer.getType()))
+      return false;
+    fills[buffer] = fill;
+    return true;
+  }
+
+  /// Maps the payload's inputs at the thread's `k`th element (`loops`) to
+  /// their values. An element of a buffer the group does not write is
+  /// loaded once for the whole group and then taken from registers; one
+  /// that an earlier op wrote (a row's maximum) once per op. A `guarded`
+  /// element (the tail, inside its bounds check) takes loaded values but
+  /// leaves its own loads to itself: they do not dominate what follows.
+  void loadResident(linalg::LinalgOp op, const InnerSpace &inner, int64_t k,
+                    ArrayRef<Value> loops, IRMapping &mapping,
+                    bool guarded = false) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(input);
+      Value operand = input->get();
+      if (!isa<MemRefType>(operand.getType())) {
+        mapping.map(arg, operand);
         continue;
       }
+      if (!op.payloadUsesValueFromOperand(input))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!written.contains(operand)) {
+        ElementKey key{operand, map, k, inner.shape};
+        Value value = loaded.lookup(key);
+        if (!value) {
+          value = memref::LoadOp::create(builder, loc, operand,
+                                         applyMap(builder, loc, map, loops));
+          if (!guarded)
+            loaded[key] = value;
+        }
+        mapping.map(arg, value);
+        continue;
+      }
+      SmallVector<Value> indices = applyMap(builder, loc, map, loops);
+      bool ownOutput = llvm::is_contained(op.getDpsInits(), operand);
+      auto *known = llvm::find_if(loadedByOp, [&](const LoadedElement &entry) {
+        return entry.buffer == operand && entry.indices == indices;
+      });
+      if (!ownOutput && known != loadedByOp.end()) {
+        mapping.map(arg, known->value);
+        continue;
+      }
+      Value value = memref::LoadOp::create(builder, loc, operand, indices);
+      if (!ownOutput && !guarded)
+        loadedByOp.push_back({operand, indices, value});
+      mapping.map(arg, value);
     }
-    SmallVector<Value> innerSizes;
-    int64_t innerCount = 1;
-    for (int64_t size :
-         ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows)) {
-      innerSizes.push_back(arith::ConstantIndexOp::create(builder, loc, size));
-      innerCount *= size;
+  }
+
+  /// The thread's elements every thread has (each row's first
+  /// `threads * whole`), with their loop indices and inputs loaded, loads
+  /// first so that they are in flight together.
+  struct Unrolled {
+    SmallVector<SmallVector<Value>> loops;
+    SmallVector<IRMapping> inputs;
+  };
+  Unrolled loadWholeElements(linalg::LinalgOp op, const InnerSpace &inner) {
+    Unrolled unrolled;
+    int64_t whole = inner.count / threads;
+    unrolled.loops.resize(whole);
+    unrolled.inputs.resize(whole);
+    for (int64_t k = 0; k < whole; ++k) {
+      unrolled.loops[k] = loopsAt(inner, elementIndex(k));
+      loadResident(op, inner, k, unrolled.loops[k], unrolled.inputs[k]);
     }
-    Value elements = arith::ConstantIndexOp::create(builder, loc, innerCount);
-    auto loopsAt = [&](OpBuilder &b, Value index) {
-      SmallVector<Value> loops(rowIndices);
-      llvm::append_range(loops, delinearize(b, loc, index, innerSizes));
-      return loops;
-    };
-    if (op.getNumReductionLoops() > 0) {
-      SmallVector<Combiner> combiners = *matchCombiners(op);
-      llvm::SmallPtrSet<Operation *, 4> combineOps;
-      for (const Combiner &combiner : combiners)
-        combineOps.insert(combiner.op);
+    return unrolled;
+  }
+
+  /// Whether the thread has an element after its whole ones, and which:
+  /// rows that are no multiple of the threads end in a partial round.
+  std::optional<int64_t> tailElement(const InnerSpace &inner) const {
+    int64_t whole = inner.count / threads;
+    if (whole * threads == inner.count)
+      return std::nullopt;
+    return whole;
+  }
+
+  Value tailGuard(const InnerSpace &inner, Value index) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, index,
+                                 constant(inner.count));
+  }
+
+  /// `values` combined pairwise (a tree, not a chain of dependent ops).
+  Value combineAll(const Combiner &combiner, SmallVector<Value> values) {
+    while (values.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < values.size(); i += 2)
+        next.push_back(
+            combine(builder, loc, combiner, values[i], values[i + 1]));
+      if (values.size() % 2)
+        next.push_back(values.back());
+      values = std::move(next);
+    }
+    return values.front();
+  }
+
+  /// The thread's partial results of the reduction `op`, one per combiner,
+  /// with its elements unrolled.
+  SmallVector<Value>
+  foldResident(linalg::LinalgOp op, const InnerSpace &inner,
+               ArrayRef<Combiner> combiners,
+               const llvm::SmallPtrSetImpl<Operation *> &combineOps) {
+    Unrolled unrolled = loadWholeElements(op, inner);
+    SmallVector<SmallVector<Value>> partials(combiners.size());
+    for (auto [loops, mapping] : llvm::zip(unrolled.loops, unrolled.inputs)) {
+      clonePayload(builder, op, loops, combineOps, mapping);
+      for (auto [combiner, values] : llvm::zip(combiners, partials))
+        values.push_back(partialOf(combiner, mapping));
+    }
+    SmallVector<Value> folded;
+    for (auto [combiner, values] : llvm::zip(combiners, partials))
+      folded.push_back(values.empty() ? arith::ConstantOp::create(
+                                            builder, loc, combiner.neutral)
+                                      : combineAll(combiner, values));
+    std::optional<int64_t> tail = tailElement(inner);
+    if (!tail)
+      return folded;
+    Value index = elementIndex(*tail);
+    SmallVector<Type> types;
+    for (const Combiner &combiner : combiners)
+      types.push_back(combiner.accumulator);
+    auto guard = scf::IfOp::create(builder, loc, types, tailGuard(inner, index),
+                                   /*withElse=*/true);
+    OpBuilder::InsertionGuard insertion(builder);
+    builder.setInsertionPointToStart(guard.thenBlock());
+    SmallVector<Value> loops = loopsAt(inner, index);
+    IRMapping mapping;
+    loadResident(op, inner, *tail, loops, mapping, /*guarded=*/true);
+    clonePayload(builder, op, loops, combineOps, mapping);
+    SmallVector<Value> withTail;
+    for (auto [combiner, value] : llvm::zip(combiners, folded))
+      withTail.push_back(
+          combine(builder, loc, combiner, value, partialOf(combiner, mapping)));
+    scf::YieldOp::create(builder, loc, withTail);
+    builder.setInsertionPointToStart(guard.elseBlock());
+    scf::YieldOp::create(builder, loc, folded);
+    return SmallVector<Value>(guard.getResults());
+  }
+
+  /// The value `combiner` folds, from a payload cloned into `mapping`, in
+  /// the accumulator type.
+  Value partialOf(const Combiner &combiner, const IRMapping &mapping) {
+    Value partial = mapping.lookupOrDefault(combiner.partial);
+    if (isa<FloatType>(partial.getType()))
+      partial = convertFloat(builder, loc, partial, combiner.accumulator);
+    return partial;
+  }
+
+  void lowerReduction(linalg::LinalgOp op) {
+    loadedByOp.clear();
+    InnerSpace inner = innerSpace(op);
+    SmallVector<Combiner> combiners = *matchCombiners(op);
+    llvm::SmallPtrSet<Operation *, 4> combineOps;
+    for (const Combiner &combiner : combiners)
+      combineOps.insert(combiner.op);
+    SmallVector<Value> partials;
+    if (resident) {
+      partials = foldResident(op, inner, combiners, combineOps);
+    } else {
       auto foldElement = [&](OpBuilder &b, Value index,
                              ValueRange accumulators) -> SmallVector<Value> {
-        SmallVector<Value> loops = loopsAt(b, index);
+        SmallVector<Value> loops = loopsAt(inner, index);
         IRMapping mapping;
         loadInputs(b, loc, op, loops, mapping);
         clonePayload(b, op, loops, combineOps, mapping);
         SmallVector<Value> folded;
-        for (auto [combiner, accumulated] :
-             llvm::zip(combiners, accumulators)) {
-          Value partial = mapping.lookupOrDefault(combiner.partial);
-          if (isa<FloatType>(partial.getType()))
-            partial = convertFloat(b, loc, partial, combiner.accumulator);
-          folded.push_back(combine(b, loc, combiner, accumulated, partial));
-        }
+        for (auto [combiner, accumulated] : llvm::zip(combiners, accumulators))
+          folded.push_back(combine(b, loc, combiner, accumulated,
+                                   partialOf(combiner, mapping)));
         return folded;
       };
-      SmallVector<Value> partials =
-          foldStrided(builder, loc, thread, elements, threadCount,
-                      innerCount <= threads * kUnroll ? 1 : kUnroll, combiners,
-                      foldElement);
-      SmallVector<Value> totals;
-      for (auto [combiner, partial] : llvm::zip(combiners, partials))
-        totals.push_back(
-            gpu::AllReduceOp::create(builder, loc, partial,
-                                     gpu::AllReduceOperationAttr::get(
-                                         builder.getContext(), combiner.kind),
-                                     /*uniform=*/true));
-      auto writer =
-          scf::IfOp::create(builder, loc, firstThread, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(writer.thenBlock());
-      SmallVector<Value> loops(rowIndices);
-      loops.append(op.getNumLoops() - group.rows, zero);
-      for (auto [combiner, total, init] :
-           llvm::zip(combiners, totals, op.getDpsInitsMutable())) {
-        Value buffer = init.get();
-        Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
-        SmallVector<Value> indices =
-            applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops);
-        Value current;
-        if (linalg::FillOp fill = fills.lookup(buffer))
-          current = fill.getInputs().front();
-        else
-          current = memref::LoadOp::create(builder, loc, buffer, indices);
-        if (isa<FloatType>(elementType))
-          current = convertFloat(builder, loc, current, combiner.accumulator);
-        Value combined = combine(builder, loc, combiner, current, total);
-        if (isa<FloatType>(elementType))
-          combined = convertFloat(builder, loc, combined, elementType);
-        memref::StoreOp::create(builder, loc, combined, buffer, indices);
-      }
-      // A later reduction into the same buffer folds into what this one
-      // wrote, not into the fill.
-      for (Value init : op.getDpsInits())
-        fills.erase(init);
-    } else {
-      auto loop =
-          scf::ForOp::create(builder, loc, thread, elements, threadCount);
+      partials = foldStrided(builder, loc, thread, constant(inner.count),
+                             threadCount, kUnroll, combiners, foldElement);
+    }
+    SmallVector<Value> totals;
+    for (auto [combiner, partial] : llvm::zip(combiners, partials))
+      totals.push_back(gpu::AllReduceOp::create(
+          builder, loc, partial,
+          gpu::AllReduceOperationAttr::get(builder.getContext(), combiner.kind),
+          /*uniform=*/true));
+    Value firstThread = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, thread, constant(0));
+    auto writer =
+        scf::IfOp::create(builder, loc, firstThread, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(writer.thenBlock());
+    SmallVector<Value> loops(rowIndices);
+    loops.append(op.getNumLoops() - group.rows, constant(0));
+    for (auto [combiner, total, init] :
+         llvm::zip(combiners, totals, op.getDpsInitsMutable())) {
+      Value buffer = init.get();
+      Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+      SmallVector<Value> indices =
+          applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops);
+      Value current;
+      if (linalg::FillOp fill = fills.lookup(buffer))
+        current = fill.getInputs().front();
+      else
+        current = memref::LoadOp::create(builder, loc, buffer, indices);
+      if (isa<FloatType>(elementType))
+        current = convertFloat(builder, loc, current, combiner.accumulator);
+      Value combined = combine(builder, loc, combiner, current, total);
+      if (isa<FloatType>(elementType))
+        combined = convertFloat(builder, loc, combined, elementType);
+      memref::StoreOp::create(builder, loc, combined, buffer, indices);
+    }
+    // A later reduction into the same buffer folds into what this one
+    // wrote, not into the fill.
+    for (Value init : op.getDpsInits())
+      fills.erase(init);
+  }
+
+  void lowerElementwise(linalg::LinalgOp op) {
+    loadedByOp.clear();
+    InnerSpace inner = innerSpace(op);
+    if (!resident) {
+      auto loop = scf::ForOp::create(builder, loc, thread,
+                                     constant(inner.count), threadCount);
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(loop.getBody());
-      computeAt(builder, loc, op, loopsAt(builder, loop.getInductionVar()));
+      computeAt(builder, loc, op, loopsAt(inner, loop.getInductionVar()));
+      return;
     }
-    // The next op reads what this one wrote, in other threads.
-    if (position + 1 < group.ops.size())
-      gpu::BarrierOp::create(builder, loc);
+    Unrolled unrolled = loadWholeElements(op, inner);
+    for (auto [loops, mapping] : llvm::zip(unrolled.loops, unrolled.inputs))
+      computeFromInputs(builder, loc, op, loops, mapping);
+    std::optional<int64_t> tail = tailElement(inner);
+    if (!tail)
+      return;
+    Value index = elementIndex(*tail);
+    auto guard = scf::IfOp::create(builder, loc, tailGuard(inner, index),
+                                   /*withElse=*/false);
+    OpBuilder::InsertionGuard insertion(builder);
+    builder.setInsertionPointToStart(guard.thenBlock());
+    SmallVector<Value> loops = loopsAt(inner, index);
+    IRMapping mapping;
+    loadResident(op, inner, *tail, loops, mapping, /*guarded=*/true);
+    computeFromInputs(builder, loc, op, loops, mapping);
   }
-  for (Operation *op : llvm::reverse(lowered))
-    op->erase();
-}
+
+  const RowGroup &group;
+  OpBuilder builder;
+  Location loc;
+  int64_t threads;
+  bool resident;
+  Value thread, threadCount;
+  SmallVector<Value> rowIndices;
+  InitialFills fills;
+  /// Buffers an op of the group writes: read from memory where used.
+  llvm::DenseSet<Value> written;
+  /// Input elements in registers, by buffer, indexing map, the thread's
+  /// element and the inner shape.
+  using ElementKey = std::tuple<Value, AffineMap, int64_t, unsigned>;
+  llvm::DenseMap<ElementKey, Value> loaded;
+  /// Elements of buffers the group writes that the op being lowered has
+  /// loaded (its own outputs excepted): valid until the next barrier.
+  struct LoadedElement {
+    Value buffer;
+    SmallVector<Value> indices;
+    Value value;
+  };
+  SmallVector<LoadedElement> loadedByOp;
+  SmallVector<SmallVector<int64_t>> shapes;
+};
 
 } // namespace
 
 void mlir::gp::blocks::lowerRowKernels(func::FuncOp func, int64_t maxThreads) {
   for (const RowGroup &group : findRowGroups(func))
-    lowerRowGroup(group, maxThreads);
+    RowGroupLowering(group, maxThreads).lower();
 }

@@ -2,26 +2,44 @@
 
 // Row kernels: a noalias kernel whose linalg ops work row by row (a
 // softmax as gp-fuse-kernels merges it) is one launch with a block per
-// row: each reduction folds strided shares of the row, gpu.all_reduce
-// combines them and thread 0 writes the row's value (the fill before it is
-// its initial value, no store of its own); a barrier separates the ops,
-// whose later ones read those values from memory.
+// row: each reduction folds the thread's share of the row, gpu.all_reduce
+// combines the threads and thread 0 writes the row's value (the fill
+// before it is its initial value, no store of its own); a barrier
+// separates the ops, whose later ones read those values from memory.
+// Rows of up to 16 elements a thread are unrolled: here 1000 elements over
+// 256 threads, three whole rounds and a guarded tail. The input row is
+// loaded once, by the first op, and kept in registers for the others; the
+// maximum and the sum are loaded once per op after the barrier.
 
 // CHECK-LABEL: func.func @softmax(
 // CHECK-COUNT-1: gpu.launch_func {{ *}}@gp_kernels::@softmax blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%{{.+}}, %{{.+}}, %{{.+}})
 // CHECK-NOT: gpu.launch_func
 // CHECK-LABEL: gpu.func @softmax(
+// CHECK-SAME: %[[X:[^:]+]]: memref<4x1000xf32>, %[[M:[^:]+]]: memref<4xf32>, %[[S:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1000xf32>
+// CHECK-COUNT-3: memref.load %[[X]]
+// CHECK-NOT: memref.load
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[X]]
 // CHECK: gpu.all_reduce {{ *}}maximumf
-// CHECK: memref.store
+// CHECK: memref.store %{{.+}}, %[[M]]
 // CHECK: gpu.barrier
-// CHECK: math.exp
+// CHECK-NEXT: memref.load %[[M]]
+// CHECK-NOT: memref.load
+// CHECK-COUNT-3: math.exp
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[X]]
+// CHECK-NOT: memref.load
 // CHECK: gpu.all_reduce {{ *}}add
-// CHECK: memref.store
+// CHECK: memref.store %{{.+}}, %[[S]]
 // CHECK: gpu.barrier
-// CHECK: scf.for
-// CHECK: math.exp
-// CHECK: arith.divf
-// CHECK: memref.store
+// CHECK-NEXT: memref.load %[[M]]
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK-NOT: memref.load
+// CHECK-COUNT-3: memref.store %{{.+}}, %[[Y]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[X]]
+// CHECK-NOT: memref.load
+// CHECK: memref.store %{{.+}}, %[[Y]]
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 #cuda0 = #gp.device<cuda:0>
@@ -180,6 +198,46 @@ func.func @sum_twice(%x: memref<4x100xf32, #cuda0>, %s: memref<4xf32, #cuda0>, %
       ins(%i0, %o0 : memref<4x100xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o1 : memref<4x100xf32, #cuda0>) {
     ^bb0(%a: f32, %t: f32, %out: f32):
       %r = arith.subf %a, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Rows of more than 16 elements a thread (8192 over 256 threads) keep
+// strided loops: the reduction folds four elements a round into four
+// partial results, a second loop takes what is left; the elementwise op
+// loops over its share.
+// CHECK-LABEL: gpu.func @wide_rows(
+// CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
+// CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C1024]] iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (f32, f32, f32, f32)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]] iter_args(%{{.+}} = %{{.+}}) -> (f32)
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]] {
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+func.func @wide_rows(%x: memref<2x8192xf32, #cuda0>, %s: memref<2xf32, #cuda0>, %y: memref<2x8192xf32, #cuda0>) {
+  gp.kernel "wide_rows" noalias ins(%x : memref<2x8192xf32, #cuda0>) outs(%s, %y : memref<2xf32, #cuda0>, memref<2x8192xf32, #cuda0>) {
+  ^bb0(%i0: memref<2x8192xf32, #cuda0>, %o0: memref<2xf32, #cuda0>, %o1: memref<2x8192xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o0 : memref<2xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<2x8192xf32, #cuda0>) outs(%o0 : memref<2xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%i0, %o0 : memref<2x8192xf32, #cuda0>, memref<2xf32, #cuda0>) outs(%o1 : memref<2x8192xf32, #cuda0>) {
+    ^bb0(%a: f32, %t: f32, %out: f32):
+      %r = arith.divf %a, %t : f32
       linalg.yield %r : f32
     }
   }
