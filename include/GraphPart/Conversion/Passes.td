@@ -142,7 +142,8 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-    "::mlir::affine::AffineDialect", "::mlir::func::FuncDialect"
+    "::mlir::affine::AffineDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -133,6 +134,62 @@ void lowerWithThreads(linalg::LinalgOp op, const IterationSpace &space,
   computeAt(builder, loc, op,
             space.loopIndices(builder, loc, parallelIndices, reductionIndices));
   op->erase();
+}
+
+/// Folds `value` into the f32 element `buffer[indices]` with maximumf
+/// (`isMax`) or minimumf, atomically. LLVM has no instruction for those
+/// and makes them compare-and-swap loops, which serialise the blocks that
+/// share an output (a 128x128 max over 16 blocks took 3x PyTorch's time).
+/// As integers, non-negative floats order like their bits read as signed
+/// ints and negative ones like their bits read as unsigned ints, reversed;
+/// so one native integer atomic does it: max is a signed max for a
+/// non-negative value and an unsigned min for a negative one (min the
+/// mirror image). A NaN becomes the quiet NaN that wins either way:
+/// positive for max (the largest signed), negative for min (the largest
+/// unsigned, and negative as signed).
+void foldMinMaxAtomically(OpBuilder &builder, Location loc, bool isMax,
+                          Value value, Value buffer, ValueRange indices) {
+  MLIRContext *context = builder.getContext();
+  Type i32 = builder.getI32Type();
+  APFloat quietNaN = APFloat::getQNaN(APFloat::IEEEsingle(), !isMax);
+  Value nan = arith::ConstantOp::create(
+      builder, loc, builder.getF32FloatAttr(quietNaN.convertToFloat()));
+  Value isNaN = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNO,
+                                      value, value);
+  value = arith::SelectOp::create(builder, loc, isNaN, nan, value);
+  Value bits = arith::BitcastOp::create(builder, loc, i32, value);
+  Value negative =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, bits,
+                            arith::ConstantIntOp::create(builder, loc, i32, 0));
+
+  // The element's address: aligned pointer + (offset + indices . strides) * 4.
+  auto metadata =
+      memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
+  Value element = metadata.getOffset();
+  for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+    element = arith::AddIOp::create(
+        builder, loc, element,
+        arith::MulIOp::create(builder, loc, index, stride));
+  Value address = arith::AddIOp::create(
+      builder, loc,
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer),
+      arith::MulIOp::create(builder, loc, element,
+                            arith::ConstantIndexOp::create(builder, loc, 4)));
+  Value address64 =
+      arith::IndexCastOp::create(builder, loc, builder.getI64Type(), address);
+  Value pointer = LLVM::IntToPtrOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(context), address64);
+
+  auto branches = scf::IfOp::create(builder, loc, negative, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(branches.thenBlock());
+  LLVM::AtomicRMWOp::create(
+      builder, loc, isMax ? LLVM::AtomicBinOp::umin : LLVM::AtomicBinOp::umax,
+      pointer, bits, LLVM::AtomicOrdering::monotonic);
+  builder.setInsertionPointToStart(branches.elseBlock());
+  LLVM::AtomicRMWOp::create(
+      builder, loc, isMax ? LLVM::AtomicBinOp::max : LLVM::AtomicBinOp::min,
+      pointer, bits, LLVM::AtomicOrdering::monotonic);
 }
 
 LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
@@ -276,8 +333,16 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
       if (split) {
         if (isa<FloatType>(elementType))
           result = convertFloat(builder, loc, result, elementType);
-        memref::AtomicRMWOp::create(builder, loc, *combiner.atomicKind, result,
-                                    buffer, indices);
+        arith::AtomicRMWKind kind = *combiner.atomicKind;
+        if (elementType.isF32() && (kind == arith::AtomicRMWKind::maximumf ||
+                                    kind == arith::AtomicRMWKind::minimumf)) {
+          foldMinMaxAtomically(builder, loc,
+                               kind == arith::AtomicRMWKind::maximumf, result,
+                               buffer, indices);
+          continue;
+        }
+        memref::AtomicRMWOp::create(builder, loc, kind, result, buffer,
+                                    indices);
         continue;
       }
       Value current;

@@ -86,6 +86,53 @@ func.func @sum_to_scalar(%x: memref<?xf16, #cuda0>, %s: memref<f16, #cuda0>) {
 // -----
 
 #cuda0 = #gp.device<cuda:0>
+
+// f32 max and min to a scalar over split blocks: each block folds its
+// result with one integer atomic at the element's address (a NaN made the
+// NaN that wins): signed max for a non-negative value, unsigned min for a
+// negative one; min the mirror image. No compare-and-swap loop.
+// CHECK-LABEL: gpu.func @max_to_scalar
+// CHECK: gpu.all_reduce maximumf
+// CHECK: arith.cmpf uno
+// CHECK: arith.bitcast %{{.+}} : f32 to i32
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: llvm.inttoptr
+// CHECK: scf.if
+// CHECK-NEXT: llvm.atomicrmw umin
+// CHECK: else
+// CHECK-NEXT: llvm.atomicrmw max
+// CHECK-NOT: memref.atomic_rmw
+// CHECK-NOT: memref.generic_atomic_rmw
+// CHECK-LABEL: gpu.func @min_to_scalar
+// CHECK: gpu.all_reduce minimumf
+// CHECK: llvm.inttoptr
+// CHECK: scf.if
+// CHECK-NEXT: llvm.atomicrmw umax
+// CHECK: else
+// CHECK-NEXT: llvm.atomicrmw min
+func.func @max_min_to_scalar(%x: memref<?xf32, #cuda0>, %mx: memref<f32, #cuda0>, %mn: memref<f32, #cuda0>) {
+  gp.kernel "max_to_scalar" ins(%x : memref<?xf32, #cuda0>) outs(%mx : memref<f32, #cuda0>) {
+  ^bb0(%in: memref<?xf32, #cuda0>, %out: memref<f32, #cuda0>):
+    linalg.reduce ins(%in : memref<?xf32, #cuda0>) outs(%out : memref<f32, #cuda0>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "min_to_scalar" ins(%x : memref<?xf32, #cuda0>) outs(%mn : memref<f32, #cuda0>) {
+  ^bb0(%in: memref<?xf32, #cuda0>, %out: memref<f32, #cuda0>):
+    linalg.reduce ins(%in : memref<?xf32, #cuda0>) outs(%out : memref<f32, #cuda0>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %r = arith.minimumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
 #in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #out = affine_map<(d0, d1, d2) -> (d0, d2)>
 

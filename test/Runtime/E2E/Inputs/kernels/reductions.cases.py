@@ -22,6 +22,17 @@ def xor_min(x):
             np.array(x.min(), dtype=np.int32)]
 
 
+def max_min(x):
+    return [np.array(x.max(), dtype=np.float32),
+            np.array(x.min(), dtype=np.float32)]
+
+
+def with_nan(x):
+    x = x.copy()
+    x[len(x) // 3] = np.nan
+    return x
+
+
 def layer_norm(x):
     mean = x.mean(axis=1, keepdims=True, dtype=np.float64)
     var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
@@ -45,6 +56,16 @@ CASES = [
          lambda x: [np.float32(1 + x.astype(np.float64).sum())],
          rtol=1e-5, atol=1e-5, label="sum_all (5 elements)"),
     Case("max_all_f16", [normal(300000) * 100], max_f16, rtol=0, atol=0),
+    # Both signs, all negative, all positive (each atomic path alone and
+    # mixed), and a NaN, which both propagate.
+    Case("max_min_all", [normal(300000)], max_min, rtol=0, atol=0,
+         label="max_min_all (mixed signs)"),
+    Case("max_min_all", [-np.abs(normal(100000)) - 1], max_min, rtol=0,
+         atol=0, label="max_min_all (negative)"),
+    Case("max_min_all", [np.abs(normal(100000)) + 1], max_min, rtol=0,
+         atol=0, label="max_min_all (positive)"),
+    Case("max_min_all", [with_nan(normal(100000))], max_min, rtol=0, atol=0,
+         label="max_min_all (a NaN)"),
     Case("stats", [normal(4, 500, 6)], stats, rtol=1e-4, atol=1e-3),
     Case("column_sum", [normal(16, 4096)],
          lambda x: [x.astype(np.float64).sum(axis=0).astype(np.float32)],

@@ -127,6 +127,35 @@ func.func @max_all_f16(%x: memref<?xf32, #cuda0>) -> memref<f32, #cuda0> {
   return %r : memref<f32, #cuda0>
 }
 
+// The max and the min of all f32 elements: on cuda, many blocks fold
+// into each with one integer atomic (no compare-and-swap loop).
+func.func @max_min_all(%x: memref<?xf32, #cuda0>) -> (memref<f32, #cuda0>, memref<f32, #cuda0>) {
+  %n = gp.symint.dim "n" = %x[0] : memref<?xf32, #cuda0>
+  %max = gp.buffer.alloc() : memref<f32, #cuda0>
+  %min = gp.buffer.alloc() : memref<f32, #cuda0>
+  gp.kernel "max_all" ins(%x : memref<?xf32, #cuda0>) outs(%max : memref<f32, #cuda0>) {
+  ^bb0(%in: memref<?xf32, #cuda0>, %out: memref<f32, #cuda0>):
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%out : memref<f32, #cuda0>)
+    linalg.reduce ins(%in : memref<?xf32, #cuda0>) outs(%out : memref<f32, #cuda0>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %v = arith.maximumf %a, %b : f32
+      linalg.yield %v : f32
+    }
+  }
+  gp.kernel "min_all" ins(%x : memref<?xf32, #cuda0>) outs(%min : memref<f32, #cuda0>) {
+  ^bb0(%in: memref<?xf32, #cuda0>, %out: memref<f32, #cuda0>):
+    %inf = arith.constant 0x7F800000 : f32
+    linalg.fill ins(%inf : f32) outs(%out : memref<f32, #cuda0>)
+    linalg.reduce ins(%in : memref<?xf32, #cuda0>) outs(%out : memref<f32, #cuda0>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %v = arith.minimumf %a, %b : f32
+      linalg.yield %v : f32
+    }
+  }
+  return %max, %min : memref<f32, #cuda0>, memref<f32, #cuda0>
+}
+
 // Sum and sum of squares over the middle dimension, in one op.
 func.func @stats(%x: memref<4x500x6xf32, #cuda0>) -> (memref<4x6xf32, #cuda0>, memref<4x6xf32, #cuda0>) {
   %s = gp.buffer.alloc() : memref<4x6xf32, #cuda0>
