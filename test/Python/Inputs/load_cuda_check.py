@@ -17,6 +17,8 @@ PyTorch and a GPU but no LLVM (scripts/device-tests.sh python).
         extern library (captured) and as a Python extern (cudagraph_unsafe,
         eager between replays). rtol 1e-4 for f32, 1e-2 for f16 and bf16.
         (--target host and BACKEND host run the same on the CPU.)
+        GP_CHECK_CALLS sets the number of fresh calls (3); a failing call
+        prints which outputs differ and its small inputs in full.
 """
 import copy
 import glob
@@ -89,8 +91,9 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
         got = got if isinstance(got, (tuple, list)) else (got,)
         want = want if isinstance(want, (tuple, list)) else (want,)
         exact = list(exact) + [None] * (len(want) - len(exact))
-        ok, worst = len(got) == len(want), 0.0
-        for g, w, e in zip(got, want, exact):
+        ok, worst, wrong = len(got) == len(want), 0.0, []
+        for index, (g, w, e) in enumerate(zip(got, want, exact)):
+            before = ok
             half = w.dtype in (torch.float16, torch.bfloat16)
             rtol, atol = (1e-2, 1e-2) if half or any(
                 d in (torch.float16, torch.bfloat16) for d in dtypes) \
@@ -106,9 +109,19 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             ok = ok and (programs.half_close(g, w, e) if half else
                          torch.allclose(g.float(), w.float(), rtol=rtol,
                                         atol=atol, equal_nan=True))
+            if before and not ok:
+                wrong.append(index)
         failures += not ok
-        print("%s %s (max abs difference %.2e)"
-              % ("ok" if ok else "FAILED", label, worst))
+        print("%s %s (max abs difference %.2e)%s"
+              % ("ok" if ok else "FAILED", label, worst,
+                 " in output(s) %s" % wrong if wrong else ""))
+        return ok
+
+    def show_inputs(values):
+        """Small inputs in full, so that a failure can be reproduced."""
+        for index, value in enumerate(values):
+            if value.numel() <= 64:
+                print("  input %d: %s" % (index, value.cpu().tolist()))
 
     def saved(name, kind):
         values = []
@@ -199,21 +212,24 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
         if name == "block_dynamic":
             cases = [[torch.randn(rows, 16)] for rows in (1, 5, 33)]
         else:
-            cases = [fresh_inputs(name, examples) for _ in range(3)]
+            count = int(os.environ.get("GP_CHECK_CALLS", "3"))
+            cases = [fresh_inputs(name, examples) for _ in range(count)]
         for step, values in enumerate(cases):
             values = [v.to(device) for v in values]
             eager = [v.clone() for v in values]
+            inputs_before = [v.clone() for v in values]
             exact = programs.exact_outputs(fn, values)
             with torch.no_grad():
                 want = fn(*eager)
             got = model(*values)
             want = want if isinstance(want, tuple) else (want,)
             got = got if isinstance(got, tuple) else (got,)
-            compare("%s call %d%s" % (variant, step, " (%d rows)" % len(
-                values[0]) if name == "block_dynamic" else ""),
+            if not compare("%s call %d%s" % (variant, step, " (%d rows)" % len(
+                    values[0]) if name == "block_dynamic" else ""),
                     tuple(got) + tuple(values[i] for i in mutated),
                     tuple(want) + tuple(eager[i] for i in mutated), dtypes,
-                    exact)
+                    exact):
+                show_inputs(inputs_before)
         if variant == "mlp_unsafe_op":
             print("mlp_unsafe_op: the Python op ran %d time(s) on %s"
                   % (len(calls), sorted(set(map(str, calls)))))
