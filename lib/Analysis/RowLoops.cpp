@@ -2,20 +2,19 @@
 
 #include "GraphPart/Analysis/RowLoops.h"
 
+#include "llvm/ADT/EquivalenceClasses.h"
+
 using namespace mlir;
 
 std::optional<SmallVector<int64_t>>
-mlir::gp::getStaticLoopSizes(linalg::LinalgOp op) {
+mlir::gp::getLoopSizes(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op->getNumRegions() != 1 ||
       op->getNumResults() != 0)
     return std::nullopt;
   if (llvm::any_of(op.getIndexingMapsArray(),
                    [](AffineMap map) { return map.getNumSymbols() != 0; }))
     return std::nullopt;
-  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  if (llvm::any_of(sizes, ShapedType::isDynamic))
-    return std::nullopt;
-  return sizes;
+  return op.getStaticLoopRanges();
 }
 
 bool mlir::gp::isRowAccess(AffineMap map, unsigned rows) {
@@ -47,9 +46,10 @@ std::optional<unsigned> mlir::gp::getReductionRows(linalg::LinalgOp op) {
 
 bool mlir::gp::worksOnRows(linalg::LinalgOp op, unsigned rows,
                            ArrayRef<int64_t> rowSizes) {
-  std::optional<SmallVector<int64_t>> sizes = getStaticLoopSizes(op);
+  std::optional<SmallVector<int64_t>> sizes = getLoopSizes(op);
   if (!sizes || sizes->size() < rows ||
-      ArrayRef(*sizes).take_front(rows) != rowSizes)
+      ArrayRef(*sizes).take_front(rows) != rowSizes ||
+      llvm::any_of(ArrayRef(*sizes).drop_front(rows), ShapedType::isDynamic))
     return false;
   if (op.getNumReductionLoops() > 0) {
     if (getReductionRows(op) != rows)
@@ -85,4 +85,39 @@ bool mlir::gp::rowsAreIndependent(ArrayRef<linalg::LinalgOp> ops,
           !isRowAccess(op.getMatchingIndexingMap(&operand), rows))
         return false;
   return true;
+}
+
+bool mlir::gp::shareRowSizes(ArrayRef<linalg::LinalgOp> ops, unsigned rows) {
+  if (ops.empty())
+    return true;
+  linalg::LinalgOp first = ops.front();
+  if (llvm::none_of(first.getStaticLoopRanges(), ShapedType::isDynamic))
+    return true;
+  // Two ops that index one buffer by their rows have the same row sizes
+  // (each op's loop sizes are its operands' sizes); the ops must all be
+  // connected so.
+  llvm::EquivalenceClasses<unsigned> classes;
+  llvm::DenseMap<Value, unsigned> firstRowReader;
+  for (auto [position, constOp] : llvm::enumerate(ops)) {
+    linalg::LinalgOp op = constOp;
+    classes.insert(position);
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()) ||
+          !isRowAccess(op.getMatchingIndexingMap(&operand), rows))
+        continue;
+      auto [known, inserted] =
+          firstRowReader.try_emplace(operand.get(), position);
+      if (!inserted)
+        classes.unionSets(known->second, position);
+    }
+  }
+  return classes.getNumClasses() == 1;
+}
+
+Value mlir::gp::getRowSizeSource(linalg::LinalgOp op, unsigned rows) {
+  for (OpOperand &operand : op->getOpOperands())
+    if (isa<MemRefType>(operand.get().getType()) &&
+        isRowAccess(op.getMatchingIndexingMap(&operand), rows))
+      return operand.get();
+  return {};
 }

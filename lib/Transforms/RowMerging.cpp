@@ -63,7 +63,7 @@ bool formsRowKernel(ArrayRef<linalg::LinalgOp> ops) {
     return false;
   linalg::LinalgOp first = *reduction;
   std::optional<unsigned> rows = getReductionRows(first);
-  std::optional<SmallVector<int64_t>> sizes = getStaticLoopSizes(first);
+  std::optional<SmallVector<int64_t>> sizes = getLoopSizes(first);
   if (!rows || !sizes)
     return false;
   ArrayRef<int64_t> rowSizes = ArrayRef(*sizes).take_front(*rows);
@@ -71,7 +71,7 @@ bool formsRowKernel(ArrayRef<linalg::LinalgOp> ops) {
                       [&](linalg::LinalgOp op) {
                         return worksOnRows(op, *rows, rowSizes);
                       }) &&
-         rowsAreIndependent(ops, *rows);
+         rowsAreIndependent(ops, *rows) && shareRowSizes(ops, *rows);
 }
 
 /// Whether every buffer `kernel` writes may alias none of its other

@@ -185,7 +185,9 @@ func.func @aliasing_output(%x: memref<4x16xf32, #cuda0>) {
 // -----
 
 // Not merged: host kernels (one loop nest or two, the same work), and
-// dynamic row counts (the lowering needs static rows).
+// rows of dynamic length (a block's share of a row is unrolled from its
+// static size). Merged: a dynamic number of rows, which both kernels take
+// from the buffers they index by rows (%x, %s).
 #cpu = #gp.device<cpu>
 #cuda0 = #gp.device<cuda:0>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -216,8 +218,8 @@ func.func @host_rows(%x: memref<4x16xf32, #cpu>, %y: memref<4x16xf32, #cpu>) {
   return
 }
 // CHECK-LABEL: func.func @dynamic_rows
-// CHECK: gp.kernel "sum" ins
-// CHECK: gp.kernel "scale" ins
+// CHECK: gp.kernel "sum_scale" noalias
+// CHECK-NOT: gp.kernel
 func.func @dynamic_rows(%x: memref<?x16xf32, #cuda0>, %s: memref<?xf32, #cuda0>, %y: memref<?x16xf32, #cuda0>) {
   gp.kernel "sum" ins(%x : memref<?x16xf32, #cuda0>) outs(%s : memref<?xf32, #cuda0>) {
   ^bb0(%a: memref<?x16xf32, #cuda0>, %o: memref<?xf32, #cuda0>):
@@ -232,6 +234,30 @@ func.func @dynamic_rows(%x: memref<?x16xf32, #cuda0>, %s: memref<?xf32, #cuda0>,
   ^bb0(%a: memref<?x16xf32, #cuda0>, %b: memref<?xf32, #cuda0>, %o: memref<?x16xf32, #cuda0>):
     linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
         ins(%a, %b : memref<?x16xf32, #cuda0>, memref<?xf32, #cuda0>) outs(%o : memref<?x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %t: f32, %out: f32):
+      %r = arith.divf %e, %t : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+// CHECK-LABEL: func.func @dynamic_row_length
+// CHECK: gp.kernel "sum" ins
+// CHECK: gp.kernel "scale" ins
+func.func @dynamic_row_length(%x: memref<4x?xf32, #cuda0>, %s: memref<4xf32, #cuda0>, %y: memref<4x?xf32, #cuda0>) {
+  gp.kernel "sum" ins(%x : memref<4x?xf32, #cuda0>) outs(%s : memref<4xf32, #cuda0>) {
+  ^bb0(%a: memref<4x?xf32, #cuda0>, %o: memref<4xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%a : memref<4x?xf32, #cuda0>) outs(%o : memref<4xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.addf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "scale" ins(%x, %s : memref<4x?xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%y : memref<4x?xf32, #cuda0>) {
+  ^bb0(%a: memref<4x?xf32, #cuda0>, %b: memref<4xf32, #cuda0>, %o: memref<4x?xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<4x?xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o : memref<4x?xf32, #cuda0>) {
     ^bb0(%e: f32, %t: f32, %out: f32):
       %r = arith.divf %e, %t : f32
       linalg.yield %r : f32

@@ -18,9 +18,9 @@
 
 namespace mlir::gp {
 
-/// The static loop sizes of `op`, or nothing when a size is dynamic, a map
-/// has symbols or the op works on tensors.
-std::optional<SmallVector<int64_t>> getStaticLoopSizes(linalg::LinalgOp op);
+/// The loop sizes of `op` (ShapedType::kDynamic where not static), or
+/// nothing when a map has symbols or the op works on tensors.
+std::optional<SmallVector<int64_t>> getLoopSizes(linalg::LinalgOp op);
 
 /// Whether `map` (over loops whose first `rows` are the row loops) reads or
 /// writes only the row's own elements: its first results are the row
@@ -32,7 +32,8 @@ bool isRowAccess(AffineMap map, unsigned rows);
 std::optional<unsigned> getReductionRows(linalg::LinalgOp op);
 
 /// Whether `op` works row by row over `rows` leading loops of sizes
-/// `rowSizes`: static sizes, the row loops parallel, a reduction reducing
+/// `rowSizes` (kDynamic for a dynamic one): the other loops static, the
+/// row loops parallel, a reduction reducing
 /// every other loop into outputs indexed by the rows alone, and every
 /// output written only at the op's row.
 bool worksOnRows(linalg::LinalgOp op, unsigned rows,
@@ -42,6 +43,17 @@ bool worksOnRows(linalg::LinalgOp op, unsigned rows,
 /// one after the other: a buffer any op writes is read and written by all
 /// of them only at their own row (distinct values are distinct memory).
 bool rowsAreIndependent(ArrayRef<linalg::LinalgOp> ops, unsigned rows);
+
+/// Whether `ops`, each working on `rows` leading row loops of the same
+/// static-or-dynamic sizes (worksOnRows), certainly have the same row
+/// sizes: static ones are compared, and with dynamic ones every op is
+/// linked to the others through buffers that both index by their rows
+/// (linalg takes an op's loop sizes from its operands' sizes).
+bool shareRowSizes(ArrayRef<linalg::LinalgOp> ops, unsigned rows);
+
+/// A buffer operand of `op` whose first `rows` dimensions are `op`'s row
+/// loop sizes (one `op` indexes by its rows), or null.
+Value getRowSizeSource(linalg::LinalgOp op, unsigned rows);
 
 } // namespace mlir::gp
 

@@ -56,8 +56,7 @@ void formRowGroups(ArrayRef<linalg::LinalgOp> run,
     if (!rows)
       return;
     --reductionAt;
-    std::optional<SmallVector<int64_t>> sizes =
-        getStaticLoopSizes(run[reductionAt]);
+    std::optional<SmallVector<int64_t>> sizes = getLoopSizes(run[reductionAt]);
     if (!sizes) {
       next = reductionAt + 1;
       continue;
@@ -76,14 +75,18 @@ void formRowGroups(ArrayRef<linalg::LinalgOp> run,
     if (end <= reductionAt)
       continue; // the reduction itself does not fit (no combiners)
     group.ops.assign(run.begin() + begin, run.begin() + end);
-    int64_t numRows = 1;
+    // Static rows: at least one, and no more than a grid holds (dynamic
+    // ones are checked when the kernel runs).
+    int64_t staticRows = 1;
     for (int64_t size : group.rowSizes)
-      numRows *= size;
+      if (!ShapedType::isDynamic(size))
+        staticRows *= size;
     size_t work = llvm::count_if(group.ops, [](linalg::LinalgOp op) {
       return !isa<linalg::FillOp>(op.getOperation());
     });
-    if (work >= 2 && numRows > 0 && numRows <= INT32_MAX &&
-        rowsAreIndependent(group.ops, group.rows))
+    if (work >= 2 && staticRows > 0 && staticRows <= INT32_MAX &&
+        rowsAreIndependent(group.ops, group.rows) &&
+        shareRowSizes(group.ops, group.rows))
       groups.push_back(std::move(group));
   }
 }
@@ -147,17 +150,36 @@ public:
   }
 
   void lower() {
-    int64_t numRows = 1;
+    // Dynamic row sizes are those of a buffer the first op indexes by its
+    // rows (shareRowSizes: every op's).
+    Value sizeSource = getRowSizeSource(group.ops.front(), group.rows);
     SmallVector<Value> rowSizes;
-    for (int64_t size : group.rowSizes) {
-      numRows *= size;
-      rowSizes.push_back(constant(size));
+    bool dynamic = false;
+    for (auto [dim, size] : llvm::enumerate(group.rowSizes)) {
+      dynamic |= ShapedType::isDynamic(size);
+      rowSizes.push_back(
+          ShapedType::isDynamic(size)
+              ? memref::DimOp::create(builder, loc, sizeSource, dim).getResult()
+              : constant(size));
     }
+    Value numRows = product(builder, loc, rowSizes);
     threadCount = constant(threads);
+    // A launch needs a block: with no rows, the one block does nothing.
+    Value blocks =
+        dynamic ? arith::MaxUIOp::create(builder, loc, numRows, constant(1))
+                : numRows;
     gpu::LaunchOp launch =
-        createLaunch(builder, loc, constant(numRows), constant(1), threadCount);
+        createLaunch(builder, loc, blocks, constant(1), threadCount);
+    Value block = launch.getBlockIds().x;
+    if (dynamic) {
+      Value isRow = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::ult, block, numRows);
+      auto rowExists = scf::IfOp::create(builder, loc, isRow,
+                                         /*withElse=*/false);
+      builder.setInsertionPointToStart(rowExists.thenBlock());
+    }
     thread = launch.getThreadIds().x;
-    rowIndices = delinearize(builder, loc, launch.getBlockIds().x, rowSizes);
+    rowIndices = delinearize(builder, loc, block, rowSizes);
 
     SmallVector<Operation *> lowered;
     for (size_t position = 0; position < group.ops.size(); ++position) {

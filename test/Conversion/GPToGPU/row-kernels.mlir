@@ -243,3 +243,73 @@ func.func @wide_rows(%x: memref<2x8192xf32, #cuda0>, %s: memref<2xf32, #cuda0>, 
   }
   return
 }
+
+// -----
+
+// A dynamic number of rows (a layer norm's mean over ?x64): the rows are
+// the dimension of a buffer the ops index by their rows; a block per row,
+// at least one block, and a block past the rows does nothing.
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %{{.+}} : memref<?xf32>
+// CHECK: %[[BLOCKS:.+]] = arith.maxui %[[ROWS]], %{{.+}} : index
+// CHECK: gpu.launch_func {{ *}}@gp_kernels::@dynamic_rows blocks in (%[[BLOCKS]], %{{.+}}, %{{.+}})
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @dynamic_rows(
+// CHECK: %[[N:.+]] = memref.dim
+// CHECK: %[[IS_ROW:.+]] = arith.cmpi ult, %{{.+}}, %[[N]] : index
+// CHECK: scf.if %[[IS_ROW]] {
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: gpu.barrier
+// CHECK: arith.subf
+// CHECK: memref.store
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+func.func @dynamic_rows(%x: memref<?x64xf32, #cuda0>, %mean: memref<?xf32, #cuda0>, %y: memref<?x64xf32, #cuda0>) {
+  gp.kernel "dynamic_rows" noalias ins(%x : memref<?x64xf32, #cuda0>) outs(%mean, %y : memref<?xf32, #cuda0>, memref<?x64xf32, #cuda0>) {
+  ^bb0(%i0: memref<?x64xf32, #cuda0>, %o0: memref<?xf32, #cuda0>, %o1: memref<?x64xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o0 : memref<?xf32, #cuda0>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<?x64xf32, #cuda0>) outs(%o0 : memref<?xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%i0, %o0 : memref<?x64xf32, #cuda0>, memref<?xf32, #cuda0>) outs(%o1 : memref<?x64xf32, #cuda0>) {
+    ^bb0(%a: f32, %m: f32, %out: f32):
+      %r = arith.subf %a, %m : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Dynamic rows that nothing shows to be the same: a sum and a max over
+// different buffers share no buffer indexed by rows, so %x and %z may have
+// different row counts: no row kernel, a launch per op.
+// CHECK-LABEL: func.func @unrelated_dynamic_rows(
+// CHECK-COUNT-2: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+#cuda0 = #gp.device<cuda:0>
+func.func @unrelated_dynamic_rows(%x: memref<?x64xf32, #cuda0>, %z: memref<?x64xf32, #cuda0>, %s: memref<?xf32, #cuda0>, %t: memref<?xf32, #cuda0>) {
+  gp.kernel "unrelated" noalias ins(%x, %z : memref<?x64xf32, #cuda0>, memref<?x64xf32, #cuda0>) outs(%s, %t : memref<?xf32, #cuda0>, memref<?xf32, #cuda0>) {
+  ^bb0(%i0: memref<?x64xf32, #cuda0>, %i1: memref<?x64xf32, #cuda0>, %o0: memref<?xf32, #cuda0>, %o1: memref<?xf32, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i0 : memref<?x64xf32, #cuda0>) outs(%o0 : memref<?xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%i1 : memref<?x64xf32, #cuda0>) outs(%o1 : memref<?xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.maximumf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
