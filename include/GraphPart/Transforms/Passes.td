@@ -166,9 +166,12 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     - both are cuda kernels whose bodies are linalg ops on their block
       arguments and pure scalar ops;
     - the ops of both work row by row (`RowLoops.h`): they share leading
-      parallel loops of the same static sizes, those of the first
-      reduction, each reduction reduces every other loop, and a buffer any
-      of them writes is read and written only at the op's own row;
+      parallel loops of the same sizes, those of the first reduction (a
+      dynamic size only when every op is linked to the others through a
+      buffer both index by their rows, so that the sizes are equal), the
+      other loops are static, each reduction reduces every other loop, and
+      a buffer any of them writes is read and written only at the op's own
+      row;
     - no op between A and B depends on A (A's work moves down to B);
     - every buffer the merged kernel writes may alias none of its other
       operands (`BufferAliasAnalysis.h`).

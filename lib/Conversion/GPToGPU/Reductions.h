@@ -20,7 +20,7 @@ namespace mlir::gp {
 /// parallel point). `maxThreads` bounds the threads per block.
 ///
 /// With `rowKernels` (the kernel is `noalias`), consecutive linalg ops
-/// that share leading parallel "row" loops of static sizes, at least one a
+/// that share leading parallel "row" loops (the rest static), at least one a
 /// reduction of everything but the rows and each writing only its row (a
 /// softmax: max, sum of exponentials, normalization; a layer norm) become
 /// one launch with a block per row that runs them in order, with barriers
