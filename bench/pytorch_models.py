@@ -4,7 +4,8 @@ graphpart.load, in one process on the same CUDA inputs. One step is one
 call plus torch.cuda.synchronize(); the median of STEPS steps after
 warm-up. Each artifact's result is first checked against eager (rtol 1e-4
 f32, the half-precision rule of programs.half_close), so a fast wrong
-answer does not count.
+answer does not count. TF32 is off on PyTorch's side (cuDNN convolutions
+and matmuls), as GraphPart computes f32 in f32.
 
     bench/pytorch_models.py RUNTIME_LIBRARY WORK [NAME ...] [--steps N]
 
@@ -27,6 +28,13 @@ import graphpart  # noqa: E402
 import programs  # noqa: E402
 
 
+def true_f32():
+    """PyTorch computes f32 convolutions and matmuls in f32, not TF32
+    (cuDNN's default), like the artifacts."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
 def per_step(fn, args, steps):
     for _ in range(10):
         fn(*args)
@@ -41,6 +49,7 @@ def per_step(fn, args, steps):
 
 
 def main():
+    true_f32()
     import json
     args = sys.argv[1:]
     steps = 200

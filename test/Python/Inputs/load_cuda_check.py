@@ -73,6 +73,10 @@ def build(graphs, work, gp_compile, names, target="cuda"):
 
 def run(work, graphs, runtime, extern_library, backend="cuda", *only):
     import torch
+    # PyTorch's f32 convolutions in f32 (cuDNN defaults to TF32, 1e-3 off
+    # a ResNet's logits), as the artifacts compute them.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     device = "cuda" if backend == "cuda" else "cpu"
     sys.path.insert(0, here)
     import programs
