@@ -551,7 +551,10 @@ def scans_and_pools(x, ids):
 
 def bags(weight, ids, offsets, scales):
     """embedding_bag in sum, mean and max modes, with per-sample weights,
-    a padding index, the last offset included, and an empty bag."""
+    a padding index, the last offset included, and an empty bag. With
+    include_last_offset the last offset is the number of ids, as the
+    documentation asks (PyTorch on CUDA ends the last bag there whatever
+    the offset says)."""
     F = torch.nn.functional
     return (F.embedding_bag(ids, weight, offsets, mode="sum"),
             F.embedding_bag(ids, weight, offsets, mode="mean",
@@ -559,7 +562,9 @@ def bags(weight, ids, offsets, scales):
             F.embedding_bag(ids, weight, offsets, mode="max"),
             F.embedding_bag(ids, weight, offsets, mode="sum",
                             per_sample_weights=scales),
-            F.embedding_bag(ids, weight, torch.cat([offsets, offsets[-1:]]),
+            F.embedding_bag(ids, weight,
+                            torch.cat([offsets, offsets.new_full(
+                                (1,), ids.shape[0])]),
                             mode="mean", include_last_offset=True))
 
 
