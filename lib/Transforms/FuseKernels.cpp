@@ -86,41 +86,169 @@ struct Candidate {
   KernelOp producer, consumer;
   BufferAllocOp alloc;
   BufferDeallocOp dealloc; // null when the buffer is never freed
+  /// What the consumer reads of the buffer: the buffer itself or views of
+  /// it, each with the map from its indices to the buffer's.
+  llvm::DenseMap<Value, AffineMap> reads;
+  /// The views between the buffer and the consumer, sources first.
+  SmallVector<Operation *> views;
 };
 
+/// An index `sum(coefficients[k] * d_k) + constant` over indices `d_k` in
+/// [0, sizes[k]), all terms non-negative.
+struct LinearIndex {
+  SmallVector<int64_t> coefficients;
+  int64_t constant = 0;
+
+  AffineExpr toExpr(MLIRContext *context) const {
+    AffineExpr expr = getAffineConstantExpr(constant, context);
+    for (auto [dim, coefficient] : llvm::enumerate(coefficients))
+      if (coefficient)
+        expr = expr + getAffineDimExpr(dim, context) * coefficient;
+    return expr;
+  }
+};
+
+/// `index` as `divisor * quotient + remainder` with both linear, when the
+/// terms not divisible by `divisor` stay below it for every index in
+/// range (a reshape's usual case, which then needs no division at run
+/// time).
+std::optional<std::pair<LinearIndex, LinearIndex>>
+divideExactly(const LinearIndex &index, int64_t divisor,
+              ArrayRef<int64_t> sizes) {
+  LinearIndex quotient, remainder;
+  quotient.coefficients.assign(index.coefficients.size(), 0);
+  remainder.coefficients.assign(index.coefficients.size(), 0);
+  quotient.constant = index.constant / divisor;
+  remainder.constant = index.constant % divisor;
+  int64_t largest = remainder.constant;
+  for (auto [dim, coefficient] : llvm::enumerate(index.coefficients)) {
+    if (coefficient % divisor == 0) {
+      quotient.coefficients[dim] = coefficient / divisor;
+      continue;
+    }
+    remainder.coefficients[dim] = coefficient;
+    largest += coefficient * (sizes[dim] - 1);
+  }
+  if (largest >= divisor)
+    return std::nullopt;
+  return std::make_pair(quotient, remainder);
+}
+
+/// The map from the indices of a view of type `view` to those of the
+/// buffer of type `base` it shows (contiguous, identity layout, which the
+/// view's layout offset and strides are relative to): the view's element
+/// at `d` is the base's at linear position `offset + sum(d_k * stride_k)`.
+/// Nothing when a size, stride or offset is dynamic or the element types
+/// differ.
+std::optional<AffineMap> viewToBase(MemRefType view, MemRefType base) {
+  if (view.getElementType() != base.getElementType() ||
+      !view.hasStaticShape() || !base.hasStaticShape() ||
+      !base.getLayout().isIdentity())
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(view.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, [](int64_t stride) {
+        return ShapedType::isDynamic(stride) || stride < 0;
+      }))
+    return std::nullopt;
+  MLIRContext *context = view.getContext();
+  ArrayRef<int64_t> sizes = view.getShape();
+  LinearIndex position{SmallVector<int64_t>(strides), offset};
+  SmallVector<AffineExpr> results;
+  int64_t baseStride = 1;
+  SmallVector<int64_t> baseStrides(base.getRank());
+  for (int64_t dim = base.getRank() - 1; dim >= 0; --dim) {
+    baseStrides[dim] = baseStride;
+    baseStride *= base.getDimSize(dim);
+  }
+  for (auto [dim, size] : llvm::enumerate(base.getShape())) {
+    // (position floordiv stride) mod size, without division where exact.
+    std::optional<LinearIndex> above;
+    if (auto split = divideExactly(position, baseStrides[dim], sizes))
+      above = split->first;
+    if (above)
+      if (auto split = divideExactly(*above, size, sizes)) {
+        results.push_back(split->second.toExpr(context));
+        continue;
+      }
+    AffineExpr expr = above
+                          ? above->toExpr(context)
+                          : position.toExpr(context).floorDiv(baseStrides[dim]);
+    results.push_back(dim == 0 ? expr : expr % size);
+  }
+  return AffineMap::get(view.getRank(), 0, results, context);
+}
+
+/// Whether `op` is a view the fusion looks through: it shows its source's
+/// elements at other indices (a reshape, a slice, a transpose).
+bool isIndexView(Operation *op) {
+  return isa<BufferReshapeOp, BufferSliceOp, BufferTransposeOp>(op);
+}
+
 /// Checks the buffer side of the rule: `alloc`'s buffer is written by one
-/// kernel (its only output), read by `consumer` only as inputs, and
-/// otherwise only freed after `consumer`.
+/// kernel (its only output), read by `consumer` only as inputs, directly
+/// or through views of static layout used by nothing else, and otherwise
+/// only freed after `consumer`.
 std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc) {
   Value buffer = alloc.getResult();
-  Candidate candidate{nullptr, consumer, alloc, nullptr};
-  for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (user == consumer.getOperation()) {
-      if (use.getOperandNumber() >= consumer.getInputs().size())
-        return std::nullopt; // C writes T: T is not a temporary of P's.
-      continue;
-    }
-    if (auto kernel = dyn_cast<KernelOp>(user)) {
-      if (candidate.producer || kernel.getOutputs().size() != 1 ||
-          kernel.getOutputs()[0] != buffer ||
-          llvm::is_contained(kernel.getInputs(), buffer))
-        return std::nullopt;
-      candidate.producer = kernel;
-      continue;
-    }
-    if (auto dealloc = dyn_cast<BufferDeallocOp>(user)) {
-      if (candidate.dealloc)
-        return std::nullopt;
-      candidate.dealloc = dealloc;
-      continue;
-    }
-    return std::nullopt; // a view, a yield, a return, a copy, ...
-  }
+  auto baseType = cast<MemRefType>(buffer.getType());
+  Candidate candidate;
+  candidate.consumer = consumer;
+  candidate.alloc = alloc;
   Block *block = consumer->getBlock();
+  SmallVector<Value> work{buffer};
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == consumer.getOperation()) {
+        if (use.getOperandNumber() >= consumer.getInputs().size())
+          return std::nullopt; // C writes T: T is not a temporary of P's.
+        std::optional<AffineMap> map =
+            value == buffer
+                ? AffineMap::getMultiDimIdentityMap(baseType.getRank(),
+                                                    value.getContext())
+                : viewToBase(cast<MemRefType>(value.getType()), baseType);
+        if (!map)
+          return std::nullopt;
+        candidate.reads[value] = *map;
+        continue;
+      }
+      if (value != buffer) {
+        // A view's only users are the consumer and further views.
+        if (!isIndexView(user) || user->getBlock() != block)
+          return std::nullopt;
+        candidate.views.push_back(user);
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      if (auto kernel = dyn_cast<KernelOp>(user)) {
+        if (candidate.producer || kernel.getOutputs().size() != 1 ||
+            kernel.getOutputs()[0] != buffer ||
+            llvm::is_contained(kernel.getInputs(), buffer))
+          return std::nullopt;
+        candidate.producer = kernel;
+        continue;
+      }
+      if (auto dealloc = dyn_cast<BufferDeallocOp>(user)) {
+        if (candidate.dealloc)
+          return std::nullopt;
+        candidate.dealloc = dealloc;
+        continue;
+      }
+      if (isIndexView(user) && user->getBlock() == block) {
+        candidate.views.push_back(user);
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      return std::nullopt; // a yield, a return, a copy, another view, ...
+    }
+  }
   if (!candidate.producer || candidate.producer->getBlock() != block ||
       alloc->getBlock() != block ||
-      !candidate.producer->isBeforeInBlock(consumer))
+      !candidate.producer->isBeforeInBlock(consumer) || candidate.reads.empty())
     return std::nullopt;
   if (candidate.dealloc && (candidate.dealloc->getBlock() != block ||
                             candidate.dealloc->isBeforeInBlock(consumer)))
@@ -131,6 +259,23 @@ std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc) {
 /// The block argument of `kernel`'s body that stands for operand `index`.
 BlockArgument bodyArgument(KernelOp kernel, unsigned index) {
   return kernel.getBody().front().getArgument(index);
+}
+
+/// Whether each dimension of `operand` that `map` indexes by a loop alone
+/// has that loop's static size (`loopSizes`).
+bool hasLoopSizes(AffineMap map, Value operand, ArrayRef<int64_t> loopSizes) {
+  auto type = dyn_cast<MemRefType>(operand.getType());
+  if (!type)
+    return true; // a scalar
+  for (auto [dim, result] : llvm::enumerate(map.getResults()))
+    if (auto loop = dyn_cast<AffineDimExpr>(result)) {
+      int64_t size = type.getDimSize(dim);
+      int64_t loopSize = loopSizes[loop.getPosition()];
+      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(loopSize) ||
+          size != loopSize)
+        return false;
+    }
+  return true;
 }
 
 /// Whether the kernels' linalg ops can be fused: the producer writes every
@@ -172,12 +317,15 @@ bool areFusable(Candidate candidate, bool consumerIsFused) {
   if (!consumerIsFused && (linalg::isaContractionOpInterface(consume) ||
                            linalg::isaConvolutionOpInterface(consume)))
     return false;
-  Value buffer = candidate.alloc.getResult();
-  llvm::SmallDenseSet<Value> bufferArgs;
+  llvm::DenseMap<Value, AffineMap> bufferArgs;
+  llvm::SmallDenseSet<Value> viewArgs;
   for (auto [index, input] : llvm::enumerate(consumer.getInputs())) {
-    if (input != buffer)
+    auto read = candidate.reads.find(input);
+    if (read == candidate.reads.end())
       continue;
-    bufferArgs.insert(bodyArgument(consumer, index));
+    bufferArgs[bodyArgument(consumer, index)] = read->second;
+    if (input != candidate.alloc.getResult())
+      viewArgs.insert(bodyArgument(consumer, index));
     for (OpOperand &use : bodyArgument(consumer, index).getUses())
       if (use.getOwner() != consume.getOperation() || !consume.isDpsInput(&use))
         return false;
@@ -188,6 +336,7 @@ bool areFusable(Candidate candidate, bool consumerIsFused) {
   // broadcast producer into a reduction over the broadcast dimension).
   AffineMap outputToLoops =
       inversePermutation(produce.getMatchingIndexingMap(init));
+  SmallVector<int64_t> loopSizes = consume.getStaticLoopRanges();
   llvm::SmallBitVector covered(consume.getNumLoops());
   auto cover = [&](AffineMap map) {
     for (AffineExpr result : map.getResults())
@@ -196,13 +345,22 @@ bool areFusable(Candidate candidate, bool consumerIsFused) {
   };
   for (OpOperand &operand : consume->getOpOperands()) {
     AffineMap map = consume.getMatchingIndexingMap(&operand);
-    if (!bufferArgs.contains(operand.get())) {
+    auto read = bufferArgs.find(operand.get());
+    if (read == bufferArgs.end()) {
       cover(map);
       continue;
     }
-    AffineMap loops = outputToLoops.compose(map);
-    for (OpOperand *input : produce.getDpsInputOperands())
-      cover(produce.getMatchingIndexingMap(input).compose(loops));
+    AffineMap loops = outputToLoops.compose(read->second.compose(map));
+    for (OpOperand *input : produce.getDpsInputOperands()) {
+      AffineMap composed = produce.getMatchingIndexingMap(input).compose(loops);
+      cover(composed);
+      // Through a view, a loop may now index a dimension of another size
+      // (a slice's base), which linalg rejects: each dimension indexed by
+      // a loop alone must have the loop's size.
+      if (viewArgs.contains(operand.get()) &&
+          !hasLoopSizes(composed, input->get(), loopSizes))
+        return false;
+    }
   }
   return covered.all();
 }
@@ -272,11 +430,12 @@ Value producerIndex(OpBuilder &builder, Location loc, AffineExpr expr,
 
 /// Builds, at the builder's insertion point, the generic over `consume`'s
 /// iteration space that computes `produce`'s payload wherever `consume`
-/// reads one of `bufferArgs`. `mapping` maps the kernels' block arguments
-/// and scalar ops to the fused kernel's.
+/// reads one of `bufferArgs` (each with the map from its indices to the
+/// producer's output). `mapping` maps the kernels' block arguments and
+/// scalar ops to the fused kernel's.
 void buildFusedGeneric(OpBuilder &builder, Location loc,
                        linalg::GenericOp produce, linalg::GenericOp consume,
-                       const llvm::SmallDenseSet<Value> &bufferArgs,
+                       const llvm::DenseMap<Value, AffineMap> &bufferArgs,
                        IRMapping &mapping) {
   unsigned numLoops = consume.getNumLoops();
   AffineMap producerOutput =
@@ -289,12 +448,13 @@ void buildFusedGeneric(OpBuilder &builder, Location loc,
   SmallVector<AffineMap> producerLoops; // per read of T
   for (OpOperand *operand : consume.getDpsInputOperands()) {
     AffineMap map = consume.getMatchingIndexingMap(operand);
-    if (!bufferArgs.contains(operand->get())) {
+    auto read = bufferArgs.find(operand->get());
+    if (read == bufferArgs.end()) {
       inputs.push_back(mapping.lookup(operand->get()));
       maps.push_back(map);
       continue;
     }
-    AffineMap loops = outputToLoops.compose(map);
+    AffineMap loops = outputToLoops.compose(read->second.compose(map));
     producerLoops.push_back(loops);
     for (OpOperand *input : produce.getDpsInputOperands()) {
       inputs.push_back(mapping.lookup(input->get()));
@@ -371,7 +531,6 @@ FailureOr<linalg::GenericOp> generalize(RewriterBase &rewriter,
 /// fails, leaving both, if a linalg op has no generic form.
 FailureOr<KernelOp> fuse(Candidate candidate) {
   KernelOp producer = candidate.producer, consumer = candidate.consumer;
-  Value buffer = candidate.alloc.getResult();
   IRRewriter rewriter(consumer.getContext());
   FailureOr<linalg::GenericOp> produce =
       generalize(rewriter, getSingleLinalgOp(producer));
@@ -392,10 +551,10 @@ FailureOr<KernelOp> fuse(Candidate candidate) {
     return it->second;
   };
   SmallVector<std::pair<BlockArgument, unsigned>> argumentTargets;
-  llvm::SmallDenseSet<Value> bufferArgs;
+  llvm::DenseMap<Value, AffineMap> bufferArgs;
   for (auto [index, input] : llvm::enumerate(consumer.getInputs())) {
-    if (input == buffer)
-      bufferArgs.insert(bodyArgument(consumer, index));
+    if (auto read = candidate.reads.find(input); read != candidate.reads.end())
+      bufferArgs[bodyArgument(consumer, index)] = read->second;
     else
       argumentTargets.push_back(
           {bodyArgument(consumer, index), addInput(input)});
@@ -437,6 +596,8 @@ FailureOr<KernelOp> fuse(Candidate candidate) {
   rewriter.eraseOp(producer);
   if (candidate.dealloc)
     rewriter.eraseOp(candidate.dealloc);
+  for (Operation *view : llvm::reverse(candidate.views))
+    rewriter.eraseOp(view);
   rewriter.eraseOp(candidate.alloc);
   return fused;
 }
@@ -500,7 +661,10 @@ struct GPFuseKernelsPass
       if (touched.contains(consumer))
         continue;
       for (Value input : consumer.getInputs()) {
-        auto alloc = input.getDefiningOp<BufferAllocOp>();
+        Value base = input;
+        while (base.getDefiningOp() && isIndexView(base.getDefiningOp()))
+          base = base.getDefiningOp()->getOperand(0);
+        auto alloc = base.getDefiningOp<BufferAllocOp>();
         if (!alloc)
           continue;
         std::optional<Candidate> candidate = findCandidate(consumer, alloc);

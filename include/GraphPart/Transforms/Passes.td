@@ -128,9 +128,17 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     `gp.partition` body (never across partitions), when:
 
     - P's output T is a `gp.buffer.alloc` of the same block whose only
-      users are P (its one output, not read), C (as inputs only) and,
-      after C, its `gp.buffer.dealloc`: no views, not yielded, not
-      returned, not a program input;
+      users are P (its one output, not read), C (as inputs only), views
+      of T that only C and further views use, and, after C, its
+      `gp.buffer.dealloc`: not yielded, not returned, not a program
+      input. The views are reshapes, slices and transposes of static
+      shape, offset and strides (an importer's head splits); each gives
+      the map from its indices to T's (its element at d is T's at linear
+      position offset + sum(d_k * stride_k), split by T's strides, with
+      no division where the arithmetic is exact), and a dimension of an
+      input of P that the fused op indexes by a loop alone must have that
+      loop's size (linalg's rule; a slice of the first columns of T
+      fails it);
     - P writes every element of T without reading it: all iterators
       parallel, a permutation as output map, the old value of T unused,
       a payload free of memory effects (it may be recomputed), e.g. an
@@ -149,8 +157,8 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     are C's outs, and its body is one `linalg.generic` (named ops are
     generalised first) over C's iteration space in which P's payload is
     computed inline wherever C's payload read T, P's inputs being indexed
-    by (P's input map) . (P's output map)^-1 . (C's map for T). T's
-    allocation and free go away. Fusing repeats until nothing changes, so
+    by (P's input map) . (P's output map)^-1 . (view map) . (C's map for
+    T or its view). T's allocation, its views and its free go away. Fusing repeats until nothing changes, so
     a chain of elementwise ops becomes one kernel, and producers fold into
     reductions (softmax, layer norm). The kernel is named `P_C` (C's name
     with `_fused` once that grows past 48 characters); its location fuses
