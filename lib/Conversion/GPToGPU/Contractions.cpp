@@ -214,10 +214,13 @@ bool mlir::gp::lowerContractionToLibrary(KernelOp kernel) {
     return false;
 
   // A zero fill right before, in the kernel or in a kernel of its own,
-  // makes the call overwrite its output instead of adding to it.
+  // makes the call overwrite its output instead of adding to it. Ops in
+  // between that touch no memory (constants, views such as the reshapes
+  // of an operand, allocations of other buffers) do not separate them.
   bool overwrite = fill != nullptr;
   Operation *previous = kernel->getPrevNode();
-  while (previous && isa<arith::ConstantOp>(previous))
+  while (previous && ((isPure(previous) && previous->getNumRegions() == 0) ||
+                      isa<BufferAllocOp>(previous)))
     previous = previous->getPrevNode();
   auto fillKernel = dyn_cast_or_null<KernelOp>(previous);
   if (!overwrite && fillKernel && isZeroFillKernelOf(fillKernel, buffers[2])) {

@@ -15,7 +15,8 @@ namespace mlir::gp {
 /// optionally after a zero `linalg.fill` of its output, replaces the kernel
 /// with a `gp.fallback "gp::matmul"` on `gp.buffer.transpose` views that
 /// order the operands [batch,] rows, columns. A kernel right before it
-/// that only zero-fills the same output becomes the call's overwrite mode.
+/// (past ops that touch no memory: constants, views, allocations) that
+/// only zero-fills the same output becomes the call's overwrite mode.
 /// Returns whether the kernel was replaced; a kernel that does not match
 /// stays for the kernel lowering.
 bool lowerContractionToLibrary(KernelOp kernel);

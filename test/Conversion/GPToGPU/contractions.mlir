@@ -85,6 +85,35 @@ func.func @transposed_generic(%a: memref<32x16xf32, #cuda0>, %b: memref<8x32xf32
 
 #cuda0 = #gp.device<cuda:0>
 
+// The zero-fill kernel and the matmul separated by ops that touch no
+// memory (a reshape of the operand, as an importer writes x.view(-1, k), and
+// the allocation of another buffer): still the call's overwrite mode.
+// CHECK-LABEL: func.func @fill_then_view_then_matmul
+// CHECK-NOT: gpu.launch_func
+// CHECK: %[[F32:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[OVERWRITE:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: gp.fallback "gp::matmul"(%{{.+}}, %{{.+}}, %{{.+}}, %[[F32]], %[[OVERWRITE]]) mutates [2]
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+func.func @fill_then_view_then_matmul(%a: memref<2x8x32xf32, #cuda0>, %b: memref<32x8xf32, #cuda0>, %c: memref<16x8xf32, #cuda0>) -> memref<4xf32, #cuda0> {
+  gp.kernel "zero" outs(%c : memref<16x8xf32, #cuda0>) {
+  ^bb0(%out: memref<16x8xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%out : memref<16x8xf32, #cuda0>)
+  }
+  %a2 = gp.buffer.reshape %a() : memref<2x8x32xf32, #cuda0> to memref<16x32xf32, #cuda0>
+  %other = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "mm" ins(%a2, %b : memref<16x32xf32, #cuda0>, memref<32x8xf32, #cuda0>) outs(%c : memref<16x8xf32, #cuda0>) {
+  ^bb0(%x: memref<16x32xf32, #cuda0>, %y: memref<32x8xf32, #cuda0>, %out: memref<16x8xf32, #cuda0>):
+    linalg.matmul ins(%x, %y : memref<16x32xf32, #cuda0>, memref<32x8xf32, #cuda0>) outs(%out : memref<16x8xf32, #cuda0>)
+  }
+  return %other : memref<4xf32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
 // A fill of anything but +0.0 stays a kernel and the call accumulates.
 // CHECK-LABEL: func.func @one_filled
 // CHECK: gpu.launch_func @gp_kernels::@fill_one
