@@ -7,7 +7,8 @@ usage: fuse_property.py --opt GP_OPT --compile GP_COMPILE --run GP_RUN
 Writes N random programs as one module: chains of elementwise kernels
 (add, mul, sub, max, neg, exp, an index-dependent op) with random fan-in
 from earlier values, random shapes (M x N, N x M, M, N with M, N from 1 to
-7) read through broadcasting and transposing maps, outputs written
+7) read through broadcasting and transposing maps or through a reshape of
+a matrix to the other matrix shape, outputs written
 transposed, row and column reductions (a fill, then a reduction kernel),
 and now and then a full reduction read back with gp.item and used as a
 scalar input. Then:
@@ -45,6 +46,7 @@ class Program:
         self.writers = {}
         self.pinned = set()  # read by something other than a kernel
         self.kinds = {}
+        self.view_base = {}  # a reshape view: the buffer it shows
         self.has_item = False
         self.count = 0
 
@@ -73,7 +75,8 @@ class Program:
         """ins: [(ssa, kind)], scalars: [(ssa, type)]; body: lines over
         %a0.. (buffers), %s0.. (scalars) and %o; space: the loops' sizes."""
         for value in [out] + list(ins):
-            self.kinds[value[0]] = value[1]
+            if value[0] not in self.view_base:
+                self.kinds[value[0]] = value[1]
         operands = [v for v, _ in ins] + [s for s, _ in scalars]
         types = [self.type(k) for _, k in ins] + [t for _, t in scalars]
         args = [f"%a{i}: {self.type(k)}" for i, (_, k) in enumerate(ins)]
@@ -84,7 +87,8 @@ class Program:
         self.lines.append(f"  ^bb0({', '.join(args)}):")
         self.lines += ["    " + line for line in body]
         self.lines.append("  }")
-        self.kernels.append({"ins": [v for v, _ in ins], "out": out[0],
+        self.kernels.append({"ins": [self.view_base.get(v, v) for v, _ in ins],
+                             "out": out[0],
                              "elementwise": elementwise, "space": set(space)})
         self.writers.setdefault(out[0], []).append(len(self.kernels) - 1)
 
@@ -115,6 +119,16 @@ class Program:
         ins = [a]
         if op in BINARY:
             ins.append(self.pick(lambda k: k != "s" and set(DIMS[k]) <= set(DIMS[space])))
+        # Now and then a matrix is read through a reshape to the other
+        # matrix shape (M x N as N x M): fusion looks through the view, with
+        # division and remainder in its map unless M == N.
+        for index, (value, kind) in enumerate(ins):
+            if kind in TRANSPOSE and rng.random() < 0.2:
+                view = self.fresh()
+                self.lines.append(f"  {view} = gp.buffer.reshape {value}() : "
+                                  f"{self.type(kind)} to {self.type(TRANSPOSE[kind])}")
+                self.view_base[view] = value
+                ins[index] = (view, TRANSPOSE[kind])
         out_kind = space
         if space in TRANSPOSE and rng.random() < 0.25:
             out_kind = TRANSPOSE[space]
@@ -204,6 +218,7 @@ class Program:
         kinds = ["mn"] + [k for k in ("nm", "m", "n") if rng.random() < 0.5]
         for i, kind in enumerate(kinds):
             self.inputs.append((f"%x{i}", kind))
+            self.kinds[f"%x{i}"] = kind
         self.values = list(self.inputs)
         item_at = rng.randrange(12) if rng.random() < 0.15 else -1
         for step in range(rng.randint(3, 14)):
