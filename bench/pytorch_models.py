@@ -8,6 +8,11 @@ answer does not count. TF32 is off on PyTorch's side (cuDNN convolutions
 and matmuls), as GraphPart computes f32 in f32.
 
     bench/pytorch_models.py RUNTIME_LIBRARY WORK [NAME ...] [--steps N]
+                            [--rounds R]
+
+The three take turns R times (5), so that a slow spell of the machine
+hits all of them: each time is the median over the rounds, each ratio the
+median of the rounds' ratios, and the line gives GraphPart's spread.
 
 WORK holds the artifacts test/Python/Inputs/load_cuda_check.py built
 (manifest.json); names are programs.py's programs or
@@ -52,11 +57,16 @@ def main():
     true_f32()
     import json
     args = sys.argv[1:]
-    steps = 200
-    if "--steps" in args:
-        at = args.index("--steps")
-        steps = int(args[at + 1])
-        del args[at:at + 2]
+    steps, rounds = 200, 5
+    for flag in ("--steps", "--rounds"):
+        if flag in args:
+            at = args.index(flag)
+            value = int(args[at + 1])
+            del args[at:at + 2]
+            if flag == "--steps":
+                steps = value
+            else:
+                rounds = value
     runtime, work, wanted = args[0], args[1], args[2:]
     with open(os.path.join(work, "manifest.json")) as f:
         manifest = json.load(f)
@@ -96,15 +106,28 @@ def main():
             print("FAILED %s: the artifact's result differs from eager"
                   % variant)
             continue
+        # The three take turns, `rounds` times, so that a slow spell of
+        # the machine hits all of them; each figure is the median over the
+        # rounds, each ratio the median of the rounds' ratios.
+        samples = {"eager": [], "reduce-overhead": [], "graphpart": []}
         with torch.no_grad():
-            eager = per_step(fn, values, steps)
             compiled = torch.compile(fn, mode="reduce-overhead")
-            reduce_overhead = per_step(compiled, values, steps)
-            ours = per_step(artifact, values, steps)
+            for _ in range(rounds):
+                samples["eager"].append(per_step(fn, values, steps))
+                samples["reduce-overhead"].append(
+                    per_step(compiled, values, steps))
+                samples["graphpart"].append(per_step(artifact, values, steps))
+        median = {k: statistics.median(v) for k, v in samples.items()}
+        ratio = {k: statistics.median(
+            ours / theirs for ours, theirs in zip(samples["graphpart"], v))
+            for k, v in samples.items()}
+        spread = max(samples["graphpart"]) / min(samples["graphpart"])
         print("%-16s graphpart %8.1f us  eager %8.1f us  reduce-overhead "
               "%8.1f us  graphpart/eager %.2fx  graphpart/reduce-overhead "
-              "%.2fx" % (variant, ours, eager, reduce_overhead, ours / eager,
-                         ours / reduce_overhead))
+              "%.2fx  (%d rounds, graphpart max/min %.2f)"
+              % (variant, median["graphpart"], median["eager"],
+                 median["reduce-overhead"], ratio["eager"],
+                 ratio["reduce-overhead"], rounds, spread))
         sys.stdout.flush()
     return 1 if failures else 0
 
