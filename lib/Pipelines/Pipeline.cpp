@@ -28,7 +28,8 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   if (options.reorder) {
     GPReorderPassOptions reorder;
     reorder.memoryBudget = options.memoryBudget;
-    reorder.unsafeOps.assign(options.unsafeOps.begin(), options.unsafeOps.end());
+    reorder.unsafeOps.assign(options.unsafeOps.begin(),
+                             options.unsafeOps.end());
     reorder.skipDynamicGraphs = options.skipDynamicGraphs;
     reorder.report = options.report;
     pm.addPass(createGPReorderPass(reorder));
@@ -43,7 +44,8 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   partition.dotFile = options.dotFile;
   pm.addPass(createGPPartitionPass(partition));
   if (options.fuse)
-    pm.addPass(createGPFuseKernelsPass({options.report, options.fuseRows}));
+    pm.addPass(createGPFuseKernelsPass(
+        {options.report, options.fuseRows, options.fuseDuplicate}));
   GPPlanMemoryPassOptions plan;
   plan.report = options.report;
   plan.reportFile = options.reportFile;

@@ -187,73 +187,112 @@ bool isIndexView(Operation *op) {
   return isa<BufferReshapeOp, BufferSliceOp, BufferTransposeOp>(op);
 }
 
-/// Checks the buffer side of the rule: `alloc`'s buffer is written by one
-/// kernel (its only output), read by `consumer` only as inputs, directly
-/// or through views of static layout used by nothing else, and otherwise
-/// only freed after `consumer`.
-std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc) {
+/// The uses of a temporary buffer: the kernel that writes it, the kernels
+/// that read it (directly or through views of static layout; each read
+/// with the map from its indices to the buffer's), those views, and its
+/// free.
+struct TemporaryUses {
+  KernelOp producer;
+  BufferDeallocOp dealloc;
+  SmallVector<Operation *> views;
+  llvm::MapVector<Operation *, llvm::DenseMap<Value, AffineMap>> readers;
+};
+
+/// The uses of `alloc`'s buffer when they are all of those kinds, in its
+/// block: one kernel writing it as its only output (and not reading it),
+/// kernels reading it or its views only as inputs, views only used so, at
+/// most one free. Nothing otherwise (the buffer is returned, yielded,
+/// copied, written by another op, ...).
+std::optional<TemporaryUses> findTemporaryUses(BufferAllocOp alloc) {
   Value buffer = alloc.getResult();
   auto baseType = cast<MemRefType>(buffer.getType());
-  Candidate candidate;
-  candidate.consumer = consumer;
-  candidate.alloc = alloc;
-  Block *block = consumer->getBlock();
+  Block *block = alloc->getBlock();
+  TemporaryUses uses;
   SmallVector<Value> work{buffer};
   while (!work.empty()) {
     Value value = work.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (user == consumer.getOperation()) {
-        if (use.getOperandNumber() >= consumer.getInputs().size())
-          return std::nullopt; // C writes T: T is not a temporary of P's.
-        std::optional<AffineMap> map =
-            value == buffer
-                ? AffineMap::getMultiDimIdentityMap(baseType.getRank(),
-                                                    value.getContext())
-                : viewToBase(cast<MemRefType>(value.getType()), baseType);
-        if (!map)
-          return std::nullopt;
-        candidate.reads[value] = *map;
-        continue;
-      }
-      if (value != buffer) {
-        // A view's only users are the consumer and further views.
-        if (!isIndexView(user) || user->getBlock() != block)
-          return std::nullopt;
-        candidate.views.push_back(user);
-        work.push_back(user->getResult(0));
-        continue;
-      }
+      if (user->getBlock() != block)
+        return std::nullopt;
       if (auto kernel = dyn_cast<KernelOp>(user)) {
-        if (candidate.producer || kernel.getOutputs().size() != 1 ||
-            kernel.getOutputs()[0] != buffer ||
-            llvm::is_contained(kernel.getInputs(), buffer))
+        if (use.getOperandNumber() < kernel.getInputs().size()) {
+          std::optional<AffineMap> map =
+              value == buffer
+                  ? AffineMap::getMultiDimIdentityMap(baseType.getRank(),
+                                                      value.getContext())
+                  : viewToBase(cast<MemRefType>(value.getType()), baseType);
+          if (!map)
+            return std::nullopt;
+          uses.readers[kernel][value] = *map;
+          continue;
+        }
+        // A writer: the producer, which writes T alone and reads nothing
+        // of it.
+        if (value != buffer || uses.producer || kernel.getOutputs().size() != 1)
           return std::nullopt;
-        candidate.producer = kernel;
+        uses.producer = kernel;
         continue;
       }
       if (auto dealloc = dyn_cast<BufferDeallocOp>(user)) {
-        if (candidate.dealloc)
+        if (value != buffer || uses.dealloc)
           return std::nullopt;
-        candidate.dealloc = dealloc;
+        uses.dealloc = dealloc;
         continue;
       }
-      if (isIndexView(user) && user->getBlock() == block) {
-        candidate.views.push_back(user);
-        work.push_back(user->getResult(0));
-        continue;
-      }
-      return std::nullopt; // a yield, a return, a copy, another view, ...
+      if (!isIndexView(user))
+        return std::nullopt;
+      uses.views.push_back(user);
+      work.push_back(user->getResult(0));
     }
   }
-  if (!candidate.producer || candidate.producer->getBlock() != block ||
-      alloc->getBlock() != block ||
-      !candidate.producer->isBeforeInBlock(consumer) || candidate.reads.empty())
+  if (!uses.producer || uses.readers.empty() ||
+      uses.readers.contains(uses.producer))
     return std::nullopt;
-  if (candidate.dealloc && (candidate.dealloc->getBlock() != block ||
-                            candidate.dealloc->isBeforeInBlock(consumer)))
-    return std::nullopt;
+  for (auto &[reader, reads] : uses.readers)
+    if (!uses.producer->isBeforeInBlock(reader) ||
+        (uses.dealloc && uses.dealloc->isBeforeInBlock(reader)))
+      return std::nullopt;
+  return uses;
+}
+
+/// The fusion of `uses`' producer into `reader`, one of its readers.
+Candidate candidateFor(BufferAllocOp alloc, const TemporaryUses &uses,
+                       Operation *reader) {
+  Candidate candidate;
+  candidate.producer = uses.producer;
+  candidate.consumer = cast<KernelOp>(reader);
+  candidate.alloc = alloc;
+  candidate.dealloc = uses.dealloc;
+  candidate.reads = uses.readers.lookup(reader);
+  candidate.views = uses.views;
   return candidate;
+}
+
+/// Checks the buffer side of the rule: `alloc`'s buffer is written by one
+/// kernel (its only output), read by `consumer` alone, only as inputs,
+/// directly or through views of static layout used by nothing else, and
+/// otherwise only freed after `consumer`.
+std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc) {
+  std::optional<TemporaryUses> uses = findTemporaryUses(alloc);
+  if (!uses || uses->readers.size() != 1 ||
+      uses->readers.front().first != consumer.getOperation())
+    return std::nullopt;
+  return candidateFor(alloc, *uses, consumer);
+}
+
+/// Payload ops a producer may have to be computed again in each of several
+/// consumers (an add of a bias, a scale): more would trade a launch for
+/// repeated arithmetic.
+constexpr unsigned kMaxRecomputedOps = 4;
+
+/// Whether `kernel`'s linalg op is cheap enough to compute again per
+/// consumer.
+bool isCheapToRecompute(KernelOp kernel) {
+  linalg::LinalgOp op = getSingleLinalgOp(kernel);
+  return op && op->getNumRegions() == 1 &&
+         llvm::range_size(op.getBlock()->without_terminator()) <=
+             kMaxRecomputedOps;
 }
 
 /// The block argument of `kernel`'s body that stands for operand `index`.
@@ -368,12 +407,18 @@ bool areFusable(Candidate candidate, bool consumerIsFused) {
 /// Whether moving the producer's work to the consumer keeps every value
 /// it reads and writes: no op in between depends on the producer, and the
 /// consumer's outputs are not (views of) the producer's inputs.
-bool isLegalToMove(Candidate candidate, const BlockDependences &deps,
-                   const BufferAliasAnalysis &aliases) {
+/// `otherReaders`: kernels in between that may depend on the producer, as
+/// they only read its buffer (the other readers of a producer fused into
+/// each of them, each checked likewise).
+bool isLegalToMove(
+    Candidate candidate, const BlockDependences &deps,
+    const BufferAliasAnalysis &aliases,
+    const llvm::SmallPtrSetImpl<Operation *> *otherReaders = nullptr) {
   unsigned from = deps.indexOf(candidate.producer);
   unsigned to = deps.indexOf(candidate.consumer);
   for (unsigned successor : deps.getSuccessors(from))
-    if (successor > from && successor < to)
+    if (successor > from && successor < to &&
+        !(otherReaders && otherReaders->contains(deps.getOps()[successor])))
       return false;
   for (Value input : candidate.producer.getInputs()) {
     if (!isBuffer(input))
@@ -528,8 +573,11 @@ FailureOr<linalg::GenericOp> generalize(RewriterBase &rewriter,
 }
 
 /// Replaces the candidate's two kernels by one, where the consumer was;
-/// fails, leaving both, if a linalg op has no generic form.
-FailureOr<KernelOp> fuse(Candidate candidate) {
+/// fails, leaving both, if a linalg op has no generic form. Unless
+/// `lastReader` is false (the producer still has other readers to be
+/// fused into), the producer, its buffer, the buffer's views and its free
+/// go away too.
+FailureOr<KernelOp> fuse(Candidate candidate, bool lastReader = true) {
   KernelOp producer = candidate.producer, consumer = candidate.consumer;
   IRRewriter rewriter(consumer.getContext());
   FailureOr<linalg::GenericOp> produce =
@@ -593,6 +641,8 @@ FailureOr<KernelOp> fuse(Candidate candidate) {
   YieldOp::create(rewriter, loc);
 
   rewriter.eraseOp(consumer);
+  if (!lastReader)
+    return fused;
   rewriter.eraseOp(producer);
   if (candidate.dealloc)
     rewriter.eraseOp(candidate.dealloc);
@@ -612,9 +662,9 @@ struct GPFuseKernelsPass
         continue;
       std::string text;
       llvm::raw_string_ostream os(text);
-      unsigned fused = fuseFunction(func, report ? &os : nullptr);
+      auto [fused, removed] = fuseFunction(func, report ? &os : nullptr);
       numFused += fused;
-      numBuffersRemoved += fused;
+      numBuffersRemoved += removed;
       std::string merges;
       llvm::raw_string_ostream mergeLog(merges);
       unsigned merged =
@@ -624,7 +674,7 @@ struct GPFuseKernelsPass
       if (report) {
         writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
                     std::to_string(fused) + " fusions, " +
-                    std::to_string(fused) + " buffers removed\n" + text);
+                    std::to_string(removed) + " buffers removed\n" + text);
         if (merged)
           writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
                       std::to_string(merged) + " row merges\n" + merges);
@@ -633,19 +683,85 @@ struct GPFuseKernelsPass
   }
 
   /// Fuses in every partition body of `func`, or in its own blocks when it
-  /// has no partitions; returns the number of fusions.
-  unsigned fuseFunction(FunctionOpInterface func, llvm::raw_ostream *log) {
+  /// has no partitions; returns the number of fusions and of buffers
+  /// removed. Producers with one reader go first, until none is left;
+  /// then one cheap producer with several readers, and again.
+  std::pair<unsigned, unsigned> fuseFunction(FunctionOpInterface func,
+                                             llvm::raw_ostream *log) {
     SmallVector<Block *> blocks = blocksToFuse(func);
     // Fusion adds no values that the analysis has to know: the fused
     // kernels take values it has seen, and the buffers it removes are
     // never asked about again.
     BufferAliasAnalysis aliases(func);
     llvm::DenseSet<Operation *> fusedKernels;
-    unsigned fused = 0;
-    for (Block *block : blocks)
-      while (unsigned round = fuseRound(*block, aliases, fusedKernels, log))
-        fused += round;
-    return fused;
+    unsigned fused = 0, removed = 0;
+    for (Block *block : blocks) {
+      while (true) {
+        while (unsigned round = fuseRound(*block, aliases, fusedKernels, log)) {
+          fused += round;
+          removed += round;
+        }
+        unsigned readers =
+            duplicate ? duplicateOnce(*block, aliases, fusedKernels, log) : 0;
+        if (!readers)
+          break;
+        fused += readers;
+        ++removed;
+      }
+    }
+    return {fused, removed};
+  }
+
+  /// Fuses the first cheap producer whose buffer several kernels read
+  /// into every one of them (each computes it again where it reads it),
+  /// when each pair meets the rule; returns the number of fusions (0 when
+  /// there is none).
+  unsigned duplicateOnce(Block &block, const BufferAliasAnalysis &aliases,
+                         llvm::DenseSet<Operation *> &fusedKernels,
+                         llvm::raw_ostream *log) {
+    BlockDependences deps(block, aliases);
+    for (BufferAllocOp alloc : llvm::to_vector(block.getOps<BufferAllocOp>())) {
+      std::optional<TemporaryUses> uses = findTemporaryUses(alloc);
+      if (!uses || uses->readers.size() < 2 ||
+          !isCheapToRecompute(uses->producer))
+        continue;
+      SmallVector<Candidate> candidates;
+      llvm::SmallPtrSet<Operation *, 4> readers;
+      for (auto &entry : uses->readers) {
+        candidates.push_back(candidateFor(alloc, *uses, entry.first));
+        readers.insert(entry.first);
+      }
+      if (!llvm::all_of(candidates, [&](const Candidate &candidate) {
+            linalg::LinalgOp consume = getSingleLinalgOp(candidate.consumer);
+            return consume && consume.getNumReductionLoops() == 0 &&
+                   areFusable(candidate,
+                              fusedKernels.contains(candidate.consumer)) &&
+                   isLegalToMove(candidate, deps, aliases, &readers);
+          }))
+        continue;
+      Operation *producer = uses->producer;
+      std::string producerName = uses->producer.getKernelName().str();
+      unsigned fused = 0;
+      for (auto [index, candidate] : llvm::enumerate(candidates)) {
+        std::string consumerName = candidate.consumer.getKernelName().str();
+        Operation *consumer = candidate.consumer;
+        bool last = index + 1 == candidates.size();
+        FailureOr<KernelOp> kernel = fuse(candidate, last);
+        if (failed(kernel))
+          return fused; // the rest keep reading the buffer
+        fusedKernels.erase(consumer);
+        fusedKernels.insert(*kernel);
+        if (last)
+          fusedKernels.erase(producer);
+        if (log)
+          *log << "  \"" << producerName << "\" into \"" << consumerName
+               << "\" (one of " << candidates.size() << " readers): \""
+               << kernel->getKernelName() << "\"\n";
+        ++fused;
+      }
+      return fused;
+    }
+    return 0;
   }
 
   /// One round over `block`; returns the number of fusions. `fusedKernels`

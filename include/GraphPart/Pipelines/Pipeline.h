@@ -52,6 +52,11 @@ struct GraphPartPipelineOptions
                      "layer norm and other row-by-row ops into one row "
                      "kernel (gp-fuse-kernels rows)"),
       llvm::cl::init(true)};
+  Option<bool> fuseDuplicate{
+      *this, "fuse-duplicate",
+      llvm::cl::desc("With fuse: compute a cheap producer again in each of "
+                     "several consumers (gp-fuse-kernels duplicate)"),
+      llvm::cl::init(true)};
   Option<bool> cudagraphOrError{
       *this, "cudagraph-or-error",
       llvm::cl::desc("Fail on any op that cannot be captured"),

@@ -164,6 +164,14 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     with `_fused` once that grows past 48 characters); its location fuses
     both.
 
+    Then (option `duplicate`) a producer that several kernels read: when
+    its payload has at most 4 ops, every reader is elementwise (a reduction
+    reader keeps its row kernel), each reader and P meet the rule above
+    (T read only as inputs, directly or through views) and every kernel
+    between P and a reader that depends on P is another reader, P is
+    computed again in each reader and T goes away. One such producer at a
+    time, then the one-reader rule again, until nothing changes.
+
     Then row kernels: a softmax or a layer norm reaches this pass as a few
     cuda kernels (a reduction's fill and reduction, another reduction, the
     normalization) that no rule above fuses, as a reduction's result is
@@ -202,6 +210,9 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     Option<"rows", "rows", "bool", "true",
            "Merge the cuda kernels of row-by-row ops (softmax, layer "
            "norm) into row kernels">,
+    Option<"duplicate", "duplicate", "bool", "true",
+           "Compute a cheap producer (at most 4 payload ops) again in "
+           "each of several consumers">,
   ];
   let statistics = [
     Statistic<"numFused", "kernels-fused",

@@ -318,9 +318,14 @@ def main():
         f.write("\n".join(p.build() for p in programs) + "\n")
 
     unfused = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse=0"]))
-    # The model is the elementwise rule; row merges are checked by the
-    # results below, which are compiled with them.
-    fused = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse-rows=0"]))
+    # The model is the elementwise rule with one reader per producer; row
+    # merges and producers computed again in several readers are checked
+    # by the results below, which are compiled with them.
+    fused = kernels_per_function(
+        run([args.opt, module, "--gp-pipeline=fuse-rows=0 fuse-duplicate=0"]))
+    duplicated = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse-rows=0"]))
+    if sum(duplicated.values()) > sum(fused.values()):
+        sys.exit("FAIL: computing producers again in several readers added kernels")
     for p in programs:
         expected = p.predicted_kernels()
         if unfused[p.name] != len(p.kernels):
@@ -360,7 +365,8 @@ def main():
         if outputs["fused"] != outputs["unfused"] or not outputs["fused"]:
             sys.exit(f"FAIL: @{p.name}: fused results differ from unfused ones (see {args.work})")
         compared += len(outputs["fused"])
-    print(f"{args.count} random chains: {total_unfused} kernels, {total_fused} after fusion; "
+    print(f"{args.count} random chains: {total_unfused} kernels, {total_fused} after fusion, "
+          f"{sum(duplicated.values())} with producers computed in several readers; "
           f"{compared} results identical with and without fusion")
 
 
