@@ -701,12 +701,14 @@ struct GPFuseKernelsPass
           fused += round;
           removed += round;
         }
-        unsigned readers =
-            duplicate ? duplicateOnce(*block, aliases, fusedKernels, log) : 0;
+        if (!duplicate)
+          break;
+        auto [readers, gone] =
+            duplicateOnce(*block, aliases, fusedKernels, log);
         if (!readers)
           break;
         fused += readers;
-        ++removed;
+        removed += gone;
       }
     }
     return {fused, removed};
@@ -715,10 +717,12 @@ struct GPFuseKernelsPass
   /// Fuses the first cheap producer whose buffer several kernels read
   /// into every one of them (each computes it again where it reads it),
   /// when each pair meets the rule; returns the number of fusions (0 when
-  /// there is none).
-  unsigned duplicateOnce(Block &block, const BufferAliasAnalysis &aliases,
-                         llvm::DenseSet<Operation *> &fusedKernels,
-                         llvm::raw_ostream *log) {
+  /// there is none) and whether the buffer went away (not when a fusion
+  /// failed part-way: the readers left keep reading it).
+  std::pair<unsigned, bool>
+  duplicateOnce(Block &block, const BufferAliasAnalysis &aliases,
+                llvm::DenseSet<Operation *> &fusedKernels,
+                llvm::raw_ostream *log) {
     BlockDependences deps(block, aliases);
     for (BufferAllocOp alloc : llvm::to_vector(block.getOps<BufferAllocOp>())) {
       std::optional<TemporaryUses> uses = findTemporaryUses(alloc);
@@ -748,7 +752,7 @@ struct GPFuseKernelsPass
         bool last = index + 1 == candidates.size();
         FailureOr<KernelOp> kernel = fuse(candidate, last);
         if (failed(kernel))
-          return fused; // the rest keep reading the buffer
+          return {fused, false};
         fusedKernels.erase(consumer);
         fusedKernels.insert(*kernel);
         if (last)
@@ -759,9 +763,9 @@ struct GPFuseKernelsPass
                << kernel->getKernelName() << "\"\n";
         ++fused;
       }
-      return fused;
+      return {fused, true};
     }
-    return 0;
+    return {0, false};
   }
 
   /// One round over `block`; returns the number of fusions. `fusedKernels`
