@@ -108,15 +108,17 @@ void BlockPartitioner::nameArgumentDims() {
 void BlockPartitioner::nameResultDims() {
   // Per alias class, the last group whose members use it.
   llvm::DenseMap<unsigned, int> lastUsingGroup;
-  for (auto [g, members] : llvm::enumerate(membersOf))
+  for (auto [g, members] : llvm::enumerate(membersOf)) {
+    int group = static_cast<int>(g);
     for (Operation *op : members)
       walkOuterUsers(op, [&](Operation *nested) {
         for (Value operand : nested->getOperands())
           if (std::optional<unsigned> cls = aliases.findClass(operand)) {
             int &last = lastUsingGroup.try_emplace(*cls, -1).first->second;
-            last = std::max(last, static_cast<int>(g));
+            last = std::max(last, group);
           }
       });
+  }
   llvm::DenseSet<std::pair<Value, int64_t>> named;
   for (Operation *op : ops)
     if (auto dim = dyn_cast<SymIntDimOp>(op))

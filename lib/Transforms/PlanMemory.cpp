@@ -224,7 +224,8 @@ void FunctionPlanner::insertFrees() {
     last = std::max(last, pos);
   };
   // Positions are indices into the order's op list.
-  for (auto [pos, op] : llvm::enumerate(order.getOps())) {
+  for (auto [index, op] : llvm::enumerate(order.getOps())) {
+    unsigned pos = index;
     for (Value result : op->getResults())
       noteUse(result, pos);
     if (op == block.getTerminator()) {
@@ -370,7 +371,8 @@ void FunctionPlanner::assignOffsets() {
                       cast<OpResult>(buffer).getResultNumber(), type,
                       alignUp(std::max<int64_t>(*bytes, 1)), pos, end});
   };
-  for (auto [pos, op] : llvm::enumerate(order.getOps())) {
+  for (auto [index, op] : llvm::enumerate(order.getOps())) {
+    unsigned pos = index;
     if (auto alloc = dyn_cast<BufferAllocOp>(op)) {
       addChain(alloc.getResult(), pos);
     } else if (auto fallback = dyn_cast<FallbackOp>(op)) {
