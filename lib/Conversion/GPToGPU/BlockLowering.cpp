@@ -209,21 +209,39 @@ gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks,
   return launch;
 }
 
-void loadInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
-                ArrayRef<Value> loops, IRMapping &mapping) {
+void mapInputs(linalg::LinalgOp op, IRMapping &mapping,
+               llvm::function_ref<Value(OpOperand *input)> load) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(input);
-    Value operand = input->get();
-    if (!isa<MemRefType>(operand.getType())) {
-      mapping.map(arg, operand);
-      continue;
-    }
-    if (!op.payloadUsesValueFromOperand(input))
-      continue;
-    SmallVector<Value> indices =
-        applyMap(builder, loc, op.getMatchingIndexingMap(input), loops);
-    mapping.map(arg, memref::LoadOp::create(builder, loc, operand, indices));
+    if (!isa<MemRefType>(input->get().getType()))
+      mapping.map(arg, input->get());
+    else if (op.payloadUsesValueFromOperand(input))
+      mapping.map(arg, load(input));
   }
+}
+
+void loadInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                ArrayRef<Value> loops, IRMapping &mapping) {
+  mapInputs(op, mapping, [&](OpOperand *input) -> Value {
+    return memref::LoadOp::create(
+        builder, loc, input->get(),
+        applyMap(builder, loc, op.getMatchingIndexingMap(input), loops));
+  });
+}
+
+void foldIntoOutput(OpBuilder &builder, Location loc, const Combiner &combiner,
+                    Value total, Value buffer, ValueRange indices,
+                    linalg::FillOp fill) {
+  Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+  Value current =
+      fill ? fill.getInputs().front()
+           : memref::LoadOp::create(builder, loc, buffer, indices).getResult();
+  if (isa<FloatType>(elementType))
+    current = convertFloat(builder, loc, current, combiner.accumulator);
+  Value combined = combine(builder, loc, combiner, current, total);
+  if (isa<FloatType>(elementType))
+    combined = convertFloat(builder, loc, combined, elementType);
+  memref::StoreOp::create(builder, loc, combined, buffer, indices);
 }
 
 void clonePayload(OpBuilder &builder, linalg::LinalgOp op,

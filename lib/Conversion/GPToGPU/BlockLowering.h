@@ -79,10 +79,23 @@ int64_t threadsFor(std::optional<int64_t> length, int64_t maxThreads);
 gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks,
                            Value blocksY, Value threads);
 
-/// Maps the payload's input arguments to values loaded at `loops` (scalar
-/// operands map to themselves), and its `linalg.index` ops to `loops`.
+/// Maps the payload's input arguments to their values: scalar operands to
+/// themselves, buffers the payload reads to what `load` gives for them.
+void mapInputs(linalg::LinalgOp op, IRMapping &mapping,
+               llvm::function_ref<Value(OpOperand *input)> load);
+
+/// mapInputs with each buffer loaded at `loops`.
 void loadInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                 ArrayRef<Value> loops, IRMapping &mapping);
+
+/// Folds a block's `total` for `combiner` into the output element
+/// `buffer[indices]`, storing the result: into `fill`'s value when a fill
+/// right before is the output's initial value (null otherwise), else into
+/// what the element holds. Narrower floats combine in the accumulator
+/// type.
+void foldIntoOutput(OpBuilder &builder, Location loc, const Combiner &combiner,
+                    Value total, Value buffer, ValueRange indices,
+                    linalg::FillOp fill);
 
 /// Clones the payload's ops but `skip` (and the terminator), mapping
 /// `linalg.index` ops to `loops`.

@@ -154,7 +154,8 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
   if (parallelReductions)
     lowerReductionsToBlocks(func, blockSize, kernel.getNoalias());
   PassManager toLoops(context);
-  toLoops.nest<func::FuncOp>().addPass(createConvertLinalgToParallelLoopsPass());
+  toLoops.nest<func::FuncOp>().addPass(
+      createConvertLinalgToParallelLoopsPass());
   if (failed(toLoops.run(*scratch)))
     return kernel.emitOpError("body could not be turned into loops");
   IRRewriter rewriter(context);
@@ -175,7 +176,7 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
   // Fixed-size tiles with a bounds check inside: every block has
   // blockSize threads whatever the trip count.
   funcPipeline.addPass(createParallelLoopTilingPass({blockSize},
-                                                   /*noMinMaxBounds=*/true));
+                                                    /*noMinMaxBounds=*/true));
   funcPipeline.addPass(createGpuMapParallelLoopsPass());
   funcPipeline.addPass(createConvertParallelLoopToGpuPass());
   funcPipeline.addPass(createCanonicalizerPass());
@@ -200,15 +201,15 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
        llvm::make_early_inc_range(scratch->getOps<gpu::GPUModuleOp>())) {
     for (auto gpuFunc :
          llvm::make_early_inc_range(module.getOps<gpu::GPUFuncOp>())) {
-      SymbolRefAttr oldRef = SymbolRefAttr::get(
-          module.getNameAttr(),
-          {FlatSymbolRefAttr::get(gpuFunc.getNameAttr())});
+      SymbolRefAttr oldRef =
+          SymbolRefAttr::get(module.getNameAttr(),
+                             {FlatSymbolRefAttr::get(gpuFunc.getNameAttr())});
       gpuFunc->remove();
       gpuFunc.setName(kernel.getKernelName());
       StringAttr name = kernelSymbols.insert(gpuFunc);
-      renamed[oldRef] = SymbolRefAttr::get(
-          StringAttr::get(context, kKernelModuleName),
-          {FlatSymbolRefAttr::get(name)});
+      renamed[oldRef] =
+          SymbolRefAttr::get(StringAttr::get(context, kKernelModuleName),
+                             {FlatSymbolRefAttr::get(name)});
     }
     module.erase();
   }
@@ -225,8 +226,8 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
        llvm::zip(func.getArguments(), kernel->getOperands())) {
     Value value = operand;
     if (value.getType() != arg.getType())
-      value = memref::MemorySpaceCastOp::create(builder, loc, arg.getType(),
-                                                value);
+      value =
+          memref::MemorySpaceCastOp::create(builder, loc, arg.getType(), value);
     host.map(arg, value);
   }
   for (Operation &op : func.getBody().front().without_terminator())
@@ -264,8 +265,8 @@ void ConvertGPToGPUPass::runOnOperation() {
   auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
   if (!gpuModule) {
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(),
-                                         kKernelModuleName);
+    gpuModule =
+        gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName);
   }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(&getContext()));

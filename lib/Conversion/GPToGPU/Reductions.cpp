@@ -345,17 +345,8 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
                                     indices);
         continue;
       }
-      Value current;
-      if (linalg::FillOp fill = fills.lookup(buffer))
-        current = fill.getInputs().front();
-      else
-        current = memref::LoadOp::create(builder, loc, buffer, indices);
-      if (isa<FloatType>(elementType))
-        current = convertFloat(builder, loc, current, combiner.accumulator);
-      Value combined = combine(builder, loc, combiner, current, result);
-      if (isa<FloatType>(elementType))
-        combined = convertFloat(builder, loc, combined, elementType);
-      memref::StoreOp::create(builder, loc, combined, buffer, indices);
+      foldIntoOutput(builder, loc, combiner, result, buffer, indices,
+                     fills.lookup(buffer));
     }
   }
   if (!split)

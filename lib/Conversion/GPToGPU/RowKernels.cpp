@@ -268,15 +268,8 @@ private:
   void loadResident(linalg::LinalgOp op, const InnerSpace &inner, int64_t k,
                     ArrayRef<Value> loops, IRMapping &mapping,
                     bool guarded = false) {
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      BlockArgument arg = op.getMatchingBlockArgument(input);
+    mapInputs(op, mapping, [&](OpOperand *input) -> Value {
       Value operand = input->get();
-      if (!isa<MemRefType>(operand.getType())) {
-        mapping.map(arg, operand);
-        continue;
-      }
-      if (!op.payloadUsesValueFromOperand(input))
-        continue;
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!written.contains(operand)) {
         ElementKey key{operand, map, k, inner.shape};
@@ -287,23 +280,20 @@ private:
           if (!guarded)
             loaded[key] = value;
         }
-        mapping.map(arg, value);
-        continue;
+        return value;
       }
       SmallVector<Value> indices = applyMap(builder, loc, map, loops);
       bool ownOutput = llvm::is_contained(op.getDpsInits(), operand);
       auto *known = llvm::find_if(loadedByOp, [&](const LoadedElement &entry) {
         return entry.buffer == operand && entry.indices == indices;
       });
-      if (!ownOutput && known != loadedByOp.end()) {
-        mapping.map(arg, known->value);
-        continue;
-      }
+      if (!ownOutput && known != loadedByOp.end())
+        return known->value;
       Value value = memref::LoadOp::create(builder, loc, operand, indices);
       if (!ownOutput && !guarded)
         loadedByOp.push_back({operand, indices, value});
-      mapping.map(arg, value);
-    }
+      return value;
+    });
   }
 
   /// The thread's elements every thread has (each row's first
@@ -446,23 +436,11 @@ private:
     SmallVector<Value> loops(rowIndices);
     loops.append(op.getNumLoops() - group.rows, constant(0));
     for (auto [combiner, total, init] :
-         llvm::zip(combiners, totals, op.getDpsInitsMutable())) {
-      Value buffer = init.get();
-      Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
-      SmallVector<Value> indices =
-          applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops);
-      Value current;
-      if (linalg::FillOp fill = fills.lookup(buffer))
-        current = fill.getInputs().front();
-      else
-        current = memref::LoadOp::create(builder, loc, buffer, indices);
-      if (isa<FloatType>(elementType))
-        current = convertFloat(builder, loc, current, combiner.accumulator);
-      Value combined = combine(builder, loc, combiner, current, total);
-      if (isa<FloatType>(elementType))
-        combined = convertFloat(builder, loc, combined, elementType);
-      memref::StoreOp::create(builder, loc, combined, buffer, indices);
-    }
+         llvm::zip(combiners, totals, op.getDpsInitsMutable()))
+      foldIntoOutput(
+          builder, loc, combiner, total, init.get(),
+          applyMap(builder, loc, op.getMatchingIndexingMap(&init), loops),
+          fills.lookup(init.get()));
     // A later reduction into the same buffer folds into what this one
     // wrote, not into the fill.
     for (Value init : op.getDpsInits())
