@@ -8,13 +8,23 @@
 #ifndef GRAPHPART_LIB_TRANSFORMS_KERNELFUSION_H
 #define GRAPHPART_LIB_TRANSFORMS_KERNELFUSION_H
 
+#include "GraphPart/Dialect/GP/IR/GPOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
+
+namespace mlir::gp {
+class BlockDependences;
+class BufferAliasAnalysis;
+} // namespace mlir::gp
 
 namespace mlir::gp::fusion {
 
@@ -27,6 +37,80 @@ std::string fusedName(StringRef producer, StringRef consumer);
 /// The partition bodies of `func`, or its own blocks when it has no
 /// partitions: fusion never crosses a partition.
 SmallVector<Block *> blocksToFuse(FunctionOpInterface func);
+
+/// The one linalg op of a kernel body whose other ops (before the
+/// terminator) are scalar computations free of memory effects, such as the
+/// constant a `linalg.fill` stores. The linalg op works on buffers, and its
+/// buffer operands are the kernel's block arguments. Null otherwise.
+linalg::LinalgOp getSingleLinalgOp(KernelOp kernel);
+
+/// A producer, its consumer and the buffer between them.
+struct Candidate {
+  KernelOp producer, consumer;
+  BufferAllocOp alloc;
+  BufferDeallocOp dealloc; // null when the buffer is never freed
+  /// What the consumer reads of the buffer: the buffer itself or views of
+  /// it, each with the map from its indices to the buffer's.
+  llvm::DenseMap<Value, AffineMap> reads;
+  /// The views between the buffer and the consumer, sources first.
+  SmallVector<Operation *> views;
+};
+
+/// The uses of a temporary buffer: the kernel that writes it, the kernels
+/// that read it (directly or through views of static layout; each read
+/// with the map from its indices to the buffer's), those views, and its
+/// free.
+struct TemporaryUses {
+  KernelOp producer;
+  BufferDeallocOp dealloc;
+  SmallVector<Operation *> views;
+  llvm::MapVector<Operation *, llvm::DenseMap<Value, AffineMap>> readers;
+};
+
+/// The uses of `alloc`'s buffer when they are all of those kinds, in its
+/// block: one kernel writing it as its only output (and not reading it),
+/// kernels reading it or its views only as inputs, views only used so, at
+/// most one free. Nothing otherwise (the buffer is returned, yielded,
+/// copied, written by another op, ...).
+std::optional<TemporaryUses> findTemporaryUses(BufferAllocOp alloc);
+
+/// The fusion of `uses`' producer into `reader`, one of its readers.
+Candidate candidateFor(BufferAllocOp alloc, const TemporaryUses &uses,
+                       Operation *reader);
+
+/// Checks the buffer side of the rule: `alloc`'s buffer is written by one
+/// kernel (its only output), read by `consumer` alone, only as inputs,
+/// directly or through views of static layout used by nothing else, and
+/// otherwise only freed after `consumer`.
+std::optional<Candidate> findCandidate(KernelOp consumer, BufferAllocOp alloc);
+
+/// Whether `kernel`'s linalg op is cheap enough to compute again per
+/// consumer.
+bool isCheapToRecompute(KernelOp kernel);
+
+/// The block argument of `kernel`'s body that stands for operand `index`.
+BlockArgument bodyArgument(KernelOp kernel, unsigned index);
+
+/// Whether the kernels' linalg ops can be fused: the producer writes every
+/// element of its output without reading it and may be recomputed, the
+/// consumer is no contraction, each side uses the buffer's block argument
+/// only as the linalg op's output (producer) or inputs (consumer), and the
+/// fused op still has an operand that gives each loop its range.
+/// `consumerIsFused`: the consumer was made by this pass, so it is no
+/// contraction whatever its payload now looks like (fusing `x * y` into a
+/// sum gives the body of a dot product).
+bool areFusable(Candidate candidate, bool consumerIsFused);
+
+/// Whether moving the producer's work to the consumer keeps every value
+/// it reads and writes: no op in between depends on the producer, and the
+/// consumer's outputs are not (views of) the producer's inputs.
+/// `otherReaders`: kernels in between that may depend on the producer, as
+/// they only read its buffer (the other readers of a producer fused into
+/// each of them, each checked likewise).
+bool isLegalToMove(
+    Candidate candidate, const BlockDependences &deps,
+    const BufferAliasAnalysis &aliases,
+    const llvm::SmallPtrSetImpl<Operation *> *otherReaders = nullptr);
 
 /// The map from the indices of a view of type `view` to those of the
 /// buffer of type `base` it shows (contiguous, identity layout, which the
