@@ -56,11 +56,19 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
     - `memref.get_global` of a constant global (dense or dense_resource)
       becomes a buffer filled by a kernel (a splat fill, or element stores
       up to 1024 elements); with `weights-dir`, a larger one becomes a
-      trailing function argument with a `gp.weight` attribute, its data
-      written as `.npy` for `gp-run --weights`.
+      trailing function argument that is a parameter named after the
+      global (`gp.parameter = "<global>"`), its data written as
+      `<dir>/<global>.npy` for `gp-run --parameters` (by name) and listed
+      in `<dir>/<function>.weights` for `gp-run --weights` (by position).
+      A global whose name an argument's `gp.parameter` already has is an
+      error.
     - `scf.for`, `scf.if`, `scf.while` and `cf` branches stay; their
       bodies are imported the same way and `gp-partition` cuts at them as
       control flow.
+
+    Parameters (`gp.parameter` arguments) are read-only: an op that
+    writes or frees one, directly or through a view (a kernel's `outs`, a
+    copy's target, a fallback's mutated operand), is a located error.
 
     Anything else (tensors left unbufferized, unranked memrefs, unknown
     ops) is a located error that names the op and what to do; on error
@@ -80,14 +88,37 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
            "Upper bound of imported dynamic sizes (-1: none)">,
     Option<"weightsDir", "weights-dir", "std::string", "\"\"",
            "Turn constants of more than 1024 distinct elements into trailing "
-           "`gp.weight` arguments, written to DIR/<global>.npy and listed "
-           "per function in DIR/<function>.weights (gp-run --weights DIR)">,
+           "parameter arguments (gp.parameter = \"<global>\"), written to "
+           "DIR/<global>.npy and listed per function in "
+           "DIR/<function>.weights (gp-run --parameters DIR or --weights DIR)">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels made">,
     Statistic<"numFallbacks", "fallbacks", "Calls made fallbacks">,
     Statistic<"numViews", "views", "Views made">,
   ];
+}
+
+def GPReadOnlyParametersPass
+    : Pass<"gp-read-only-parameters", "::mlir::ModuleOp"> {
+  let summary = "Keep upstream bufferization from writing into parameters";
+  let description = [{
+    Marks every tensor argument with a `gp.parameter` attribute
+    `bufferization.writable = false`, so that `one-shot-bufferize`
+    (`bufferize-function-boundaries`) copies a parameter that the tensor
+    program uses as the destination of an op instead of writing into it
+    in place. Parameters are bound to the caller's weights without a copy,
+    and gp-import refuses a program that writes one. `gp-compile
+    --bufferize` runs this pass right before bufferizing.
+
+    ```mlir
+    func.func @f(%w: tensor<4xf32> {gp.parameter = "w"})
+    // becomes
+    func.func @f(%w: tensor<4xf32> {bufferization.writable = false,
+                                    gp.parameter = "w"})
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
 def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {

@@ -17,8 +17,9 @@ struct GraphPartPipelineOptions
       llvm::cl::init("cuda:0")};
   Option<std::string> weightsDir{
       *this, "weights-dir",
-      llvm::cl::desc("gp-import: large constants become weight arguments, "
-                     "their data written to this directory"),
+      llvm::cl::desc("gp-import: large constants become parameters named "
+                     "after their globals (gp.parameter), their data "
+                     "written to this directory"),
       llvm::cl::init("")};
   ListOption<std::string> unsafeOps{
       *this, "unsafe-ops",

@@ -2,9 +2,11 @@
 //
 // `func.func @f` becomes `@gp_entry_f(program, args, results) -> i32`: its
 // share of the program's arenas (GPToRuntimeState::prepare sized it), its
-// arguments loaded from `args`, its results stored through `results`. The
-// function stays while its body is lowered op by op; lowering its `func.return`
-// erases it.
+// arguments loaded from `args`, its results stored through `results`; its
+// signature goes into the manifest (`entry`, an `arg` line per argument, a
+// parameter's ending in `parameter <name>`, and a `result` line per result).
+// The function stays while its body is lowered op by op; lowering its
+// `func.return` erases it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,8 +62,13 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
           rt.load(loc, rt.ptrType, rt.gep(loc, rt.ptrType, args, index));
       rewriter.replaceAllUsesWith(
           argument, rt.loadValue(loc, argument.getType(), pointer));
-      signature +=
-          "arg " + GPToRuntimeState::describe(argument.getType()) + "\n";
+      signature += "arg " + GPToRuntimeState::describe(argument.getType());
+      // A parameter (model state the runtime binds by name) says so last:
+      // `arg memref ... parameter <name>`.
+      if (auto parameter = function.getArgAttrOfType<StringAttr>(
+              index, GPDialect::getParameterAttrName()))
+        signature += " parameter " + parameter.getValue().str();
+      signature += "\n";
     }
     for (Type result : type.getResults()) {
       if (!isa<MemRefType, IndexType>(result))

@@ -345,7 +345,7 @@ void GPImportPass::runOnOperation() {
     }
     FunctionImporter importer(function, device, bounds, importCounts,
                               weights);
-    if (failed(importer.run()))
+    if (failed(importer.run()) || failed(checkParameterWrites(function)))
       return signalPassFailure();
   }
 

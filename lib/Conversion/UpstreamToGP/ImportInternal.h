@@ -3,7 +3,8 @@
 // The function importer, whose work is split by what it imports: the
 // driver and the pass (Import.cpp), types and devices (ImportTypes.cpp),
 // kernels (ImportKernels.cpp), buffers and views (ImportBuffers.cpp), calls
-// (ImportCalls.cpp) and weights (ImportWeights.cpp). Private to
+// (ImportCalls.cpp), weights (ImportWeights.cpp) and parameters
+// (ImportParameters.cpp). Private to
 // lib/Conversion/UpstreamToGP.
 //
 //===----------------------------------------------------------------------===//
@@ -35,7 +36,7 @@ struct ImportCounts {
   unsigned kernels = 0, fallbacks = 0, views = 0;
 };
 
-/// Large constants that become arguments (the `weights-dir` option): their
+/// Large constants that become parameters (the `weights-dir` option): their
 /// data, written as `<dir>/<global>.npy` once the import succeeded, and each
 /// function's weight arguments in order, listed in `<dir>/<function>.weights`.
 struct Weights {
@@ -50,6 +51,10 @@ bool isScalar(Type type);
 
 /// Host scalar computations that stay where they are.
 bool isHostScalarOp(Operation *op);
+
+/// Fails, with a located error, when an op of the imported `function`
+/// writes or frees storage of a `gp.parameter` argument (ImportParameters.cpp).
+LogicalResult checkParameterWrites(func::FuncOp function);
 
 class FunctionImporter {
 public:

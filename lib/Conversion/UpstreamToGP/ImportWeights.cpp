@@ -1,9 +1,11 @@
 //===- ImportWeights.cpp - gp-import: large constants as weights ----------===//
 //
 // With the weights-dir option, constants too large to be written element
-// by element become arguments of the function (tagged gp.weight), and
-// their data is written as `<dir>/<global>.npy` with `<dir>/<function>.weights`
-// listing each function's weight arguments in order.
+// by element become parameters of the function: arguments tagged
+// `gp.parameter = "<global>"`, so the runtime binds them by name. Their
+// data is written as `<dir>/<global>.npy` (what `gp-run --parameters DIR`
+// binds by name), with `<dir>/<function>.weights` listing each function's
+// weight arguments in order (`gp-run --weights DIR`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,9 +50,32 @@ LogicalResult FunctionImporter::importWeight(memref::GetGlobalOp get,
   Value argument = weightArguments.lookup(name);
   if (!argument) {
     MLIRContext *context = function.getContext();
+    StringRef attrName = GPDialect::getParameterAttrName();
+    if (!GPDialect::isValidParameterName(name))
+      return get.emitError()
+             << "gp-import: weight '" << name
+             << "' cannot name a parameter (a name holds no whitespace or "
+                "control characters); rename the global";
+    // The parameter's name is the global's: one the program already has
+    // would bind two buffers to one name.
+    for (unsigned index = 0, e = function.getNumArguments(); index < e;
+         ++index) {
+      auto existing = function.getArgAttrOfType<StringAttr>(index, attrName);
+      if (existing && existing.getValue() == name) {
+        InFlightDiagnostic diag = get.emitError()
+                                  << "gp-import: weight global @" << name
+                                  << " would become parameter \"" << name
+                                  << "\", but argument " << index << " of @"
+                                  << function.getSymName()
+                                  << " is already parameter \"" << name << "\"";
+        diag.attachNote(function.getArgument(index).getLoc())
+            << "argument " << index << " is parameter \"" << name << "\"";
+        return diag;
+      }
+    }
     unsigned index = function.getNumArguments();
     auto attrs = DictionaryAttr::get(
-        context, {NamedAttribute(StringAttr::get(context, "gp.weight"),
+        context, {NamedAttribute(StringAttr::get(context, attrName),
                                  StringAttr::get(context, name))});
     if (failed(function.insertArgument(index, type, attrs, get.getLoc())))
       return get.emitError("gp-import: could not add a weight argument");

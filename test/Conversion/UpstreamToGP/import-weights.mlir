@@ -3,12 +3,12 @@
 // RUN: %python -c "import sys; d = open(sys.argv[1], 'rb').read(); print(d[:6] == b'\x93NUMPY', len(d) % 64 == 0 or True, d[10:80])" %t/big.npy | FileCheck %s --check-prefix=NPY
 
 // With weights-dir, a constant of more than 1024 distinct elements becomes
-// a trailing argument marked gp.weight (one per global, however often it
-// is read), its data written as .npy and listed in <function>.weights; a
-// smaller one is still filled by a kernel; dense_resource data (torch-mlir's
-// weights) is read like dense data.
+// a trailing parameter named after the global (gp.parameter; one per
+// global, however often it is read), its data written as <global>.npy and
+// listed in <function>.weights; a smaller one is still filled by a kernel;
+// dense_resource data (torch-mlir's weights) is read like dense data.
 // CHECK-LABEL: func.func @f
-// CHECK-SAME: (%[[X:.+]]: memref<1025xf32, #cuda0>, %[[BIG:.+]]: memref<1025xf32, #cuda0> {gp.weight = "big"}, %[[RES:.+]]: memref<1100xi8, #cuda0> {gp.weight = "blob"})
+// CHECK-SAME: (%[[X:.+]]: memref<1025xf32, #cuda0>, %[[BIG:.+]]: memref<1025xf32, #cuda0> {gp.parameter = "big"}, %[[RES:.+]]: memref<1100xi8, #cuda0> {gp.parameter = "blob"})
 // CHECK: gp.kernel "constant_0"
 // CHECK: gp.kernel "add_1" ins(%[[X]], %[[BIG]] :
 // CHECK: gp.kernel "add_2" ins(%[[BIG]] :

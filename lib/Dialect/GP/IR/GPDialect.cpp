@@ -3,9 +3,12 @@
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -42,6 +45,10 @@ void GPDialect::initialize() {
 
 LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  if (attr.getName() == getParameterAttrName())
+    return op->emitError() << "'" << getParameterAttrName()
+                           << "' belongs on a function argument (an argument "
+                              "attribute of a func.func), not on an operation";
   // The checked mode's bookkeeping (gp-check-bounds): which input of a
   // partition is the bounds flag, and the function's checked kernels.
   if (attr.getName() == "gp.bounds_flag") {
@@ -113,6 +120,92 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
     if (!devices.insert(arena.getDevice()).second)
       return op->emitError()
              << "two arenas for device " << arena.getDevice().str();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+bool GPDialect::isValidParameterName(StringRef name) {
+  return !name.empty() && llvm::none_of(name, [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return byte <= ' ' || byte == 0x7f;
+  });
+}
+
+/// Where a diagnostic about argument `index` of `op` points: the argument
+/// itself when the function has a body, else the function.
+static Location argumentLoc(Operation *op, unsigned regionIndex,
+                            unsigned index) {
+  if (regionIndex < op->getNumRegions()) {
+    Region &region = op->getRegion(regionIndex);
+    if (!region.empty() && index < region.getNumArguments())
+      return region.getArgument(index).getLoc();
+  }
+  return op->getLoc();
+}
+
+LogicalResult GPDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attr) {
+  Location loc = argumentLoc(op, regionIndex, argIndex);
+  StringRef attrName = getParameterAttrName();
+  if (attr.getName() != attrName)
+    return emitError(loc) << "unknown gp argument attribute '"
+                          << attr.getName().getValue() << "'";
+  // A parameter is an input of a program function, which the runtime binds
+  // by name: not of a kernel, an outlined body or a declaration.
+  auto function = dyn_cast<func::FuncOp>(op);
+  if (!function || function.isExternal() ||
+      !isa_and_nonnull<ModuleOp>(op->getParentOp())) {
+    InFlightDiagnostic diag = emitError(loc)
+                              << "'" << attrName
+                              << "' belongs on an argument of a top-level "
+                                 "func.func with a body, not of ";
+    if (!function)
+      diag << "'" << op->getName() << "'";
+    else if (function.isExternal())
+      diag << "a declaration";
+    else
+      diag << "a func.func in '" << op->getParentOp()->getName() << "'";
+    return diag;
+  }
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name)
+    return emitError(loc) << "'" << attrName
+                          << "' must be a string (the parameter's name), got "
+                          << attr.getValue();
+  if (!isValidParameterName(name.getValue()))
+    return emitError(loc) << "'" << attrName << "' name " << name
+                          << " must be non-empty and hold no whitespace or "
+                             "control characters";
+  Type type = function.getArgumentTypes()[argIndex];
+  if (!isa<MemRefType, RankedTensorType>(type))
+    return emitError(loc) << "'" << attrName << "' " << name
+                          << " belongs on a buffer (memref) or ranked tensor "
+                             "argument; argument "
+                          << argIndex << " has type " << type;
+
+  // Each name once per function. The first parameter argument checks them
+  // all (one pass with a map); the others only look back to it, so a
+  // function of many parameters is not checked pairwise.
+  for (unsigned other = 0; other < argIndex; ++other)
+    if (function.getArgAttr(other, attrName))
+      return success();
+  llvm::StringMap<unsigned> seen;
+  for (unsigned other = argIndex, e = function.getNumArguments(); other < e;
+       ++other) {
+    auto otherName = function.getArgAttrOfType<StringAttr>(other, attrName);
+    if (!otherName)
+      continue;
+    auto [it, inserted] = seen.try_emplace(otherName.getValue(), other);
+    if (!inserted)
+      return emitError(argumentLoc(op, regionIndex, other))
+             << "parameter " << otherName << " is named twice: arguments "
+             << it->second << " and " << other;
   }
   return success();
 }

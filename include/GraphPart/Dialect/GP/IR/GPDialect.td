@@ -37,16 +37,48 @@ def GP_Dialect : Dialect {
       return %y : memref<8xf32, #cuda0>
     }
     ```
+
+    Model parameters: a `func.func` argument that carries the discardable
+    attribute `gp.parameter = "<name>"` is named program state (a weight)
+    rather than an input of each call. The name is the PyTorch fully
+    qualified name (`h.0.attn.c_attn.weight`) or, for the weights gp-import
+    takes out of constant globals, the global's name; the runtime binds
+    parameters by name once after loading the artifact, whose manifest names
+    them (`arg memref ... parameter <name>`). The verifier allows it only on
+    arguments of a top-level `func.func` with a body, on a memref or ranked
+    tensor argument, with a non-empty name without whitespace or control
+    characters, each name once per function. A parameter is read-only:
+    gp-import refuses a program that writes one (through any view), and
+    `gp-read-only-parameters` makes upstream bufferization copy a tensor
+    parameter instead of writing into it.
+
+    ```mlir
+    func.func @forward(%x: tensor<4x8xf32>,
+                       %w: tensor<8x16xf32> {gp.parameter = "fc.weight"},
+                       %b: tensor<16xf32> {gp.parameter = "fc.bias"})
+        -> tensor<4x16xf32>
+    ```
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the function attribute that records the arena of each device
     /// (an array of `#gp.arena`), written by memory planning.
     static constexpr ::llvm::StringLiteral getArenasAttrName() {
       return ::llvm::StringLiteral("gp.arenas");
     }
+
+    /// Name of the function argument attribute that makes the argument a
+    /// named model parameter (a string: the parameter's name).
+    static constexpr ::llvm::StringLiteral getParameterAttrName() {
+      return ::llvm::StringLiteral("gp.parameter");
+    }
+
+    /// Whether `name` can name a parameter: not empty, and no whitespace or
+    /// control characters (the manifest separates fields by spaces).
+    static bool isValidParameterName(::llvm::StringRef name);
 
   private:
     void registerAttributes();

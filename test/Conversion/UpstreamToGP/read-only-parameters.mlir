@@ -1,0 +1,45 @@
+// RUN: gp-opt %s --gp-read-only-parameters | FileCheck %s --check-prefix=MARKED
+// RUN: gp-opt %s --gp-read-only-parameters --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --gp-import | FileCheck %s
+// RUN: not gp-opt %s --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --gp-import 2>&1 | FileCheck %s --check-prefix=REFUSED
+
+// A tensor program may use a parameter as the destination of an op: in
+// tensor semantics that makes a new value. Upstream bufferization would
+// write it into the parameter's buffer in place, which gp-import refuses
+// (the third RUN line); gp-read-only-parameters (gp-compile --bufferize
+// runs it) marks tensor parameters bufferization.writable = false, so
+// bufferization writes a new buffer instead, a copy of the parameter when
+// the op reads its destination.
+
+// MARKED-LABEL: func.func @overwrite
+// MARKED-SAME: (%{{.+}}: tensor<4xf32>, %{{.+}}: tensor<4xf32> {bufferization.writable = false, gp.parameter = "w"}, %{{.+}}: memref<4xf32> {gp.parameter = "m"})
+// CHECK-LABEL: func.func @overwrite
+// CHECK-SAME: (%[[X:.+]]: memref<4xf32, #cuda0>, %[[W:.+]]: memref<4xf32, #cuda0> {gp.parameter = "w"}, %{{.+}}: memref<4xf32, #cuda0> {gp.parameter = "m"})
+// CHECK: %[[BUF:.+]] = gp.buffer.alloc() : memref<4xf32, #cuda0>
+// CHECK: gp.kernel "add_{{[0-9]+}}" ins(%[[X]], %[[W]] : {{.*}}) outs(%[[BUF]] :
+// CHECK: return %[[BUF]]
+// REFUSED: error: gp-import: kernel 'add_0' writes parameter "w" (argument 1 of @overwrite); parameters are read-only model state
+// REFUSED: note: parameter "w" is argument 1
+func.func @overwrite(%x: tensor<4xf32>,
+                     %w: tensor<4xf32> {gp.parameter = "w"},
+                     %m: memref<4xf32> {gp.parameter = "m"}) -> tensor<4xf32> {
+  %r = linalg.add ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// An op that reads its destination (an accumulation into the parameter)
+// gets a copy of it.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-SAME: (%[[X:.+]]: memref<4xf32, #cuda0>, %[[W:.+]]: memref<4xf32, #cuda0> {gp.parameter = "acc"})
+// CHECK: %[[COPY:.+]] = gp.buffer.alloc() : memref<4xf32, #cuda0>
+// CHECK: gp.copy %[[W]], %[[COPY]]
+// CHECK: gp.kernel "generic_{{[0-9]+}}" ins(%[[X]] : {{.*}}) outs(%[[COPY]] :
+// CHECK: return %[[COPY]]
+func.func @accumulate(%x: tensor<4xf32>, %w: tensor<4xf32> {gp.parameter = "acc"}) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%w : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,137 @@
+// RUN: gp-opt %s -split-input-file -verify-diagnostics
+
+// The dialect's checks of `gp.parameter`, the argument attribute that
+// makes a function argument a named model parameter: one case per error.
+
+// A parameter is an argument, not an op's attribute.
+func.func @on_op() -> index {
+  // expected-error @+1 {{'gp.parameter' belongs on a function argument (an argument attribute of a func.func), not on an operation}}
+  %c = arith.constant {gp.parameter = "w"} 1 : index
+  return %c : index
+}
+
+// -----
+
+// Nor a function's attribute.
+// expected-error @+1 {{'gp.parameter' belongs on a function argument}}
+func.func @on_function() attributes {gp.parameter = "w"} {
+  return
+}
+
+// -----
+
+// Index arguments are sizes, not parameters.
+// expected-error @+1 {{'gp.parameter' "n" belongs on a buffer (memref) or ranked tensor argument; argument 0 has type 'index'}}
+func.func @index_parameter(%n: index {gp.parameter = "n"}) {
+  return
+}
+
+// -----
+
+// Nor are scalars.
+// expected-error @+1 {{'gp.parameter' "scale" belongs on a buffer (memref) or ranked tensor argument; argument 1 has type 'f32'}}
+func.func @scalar_parameter(%x: memref<4xf32>, %s: f32 {gp.parameter = "scale"}) {
+  return
+}
+
+// -----
+
+// Nor unranked buffers.
+// expected-error @+1 {{argument 0 has type 'memref<*xf32>'}}
+func.func @unranked_parameter(%w: memref<*xf32> {gp.parameter = "w"}) {
+  return
+}
+
+// -----
+
+// The name is a string.
+// expected-error @+1 {{'gp.parameter' must be a string (the parameter's name), got 1 : i64}}
+func.func @integer_name(%w: memref<4xf32> {gp.parameter = 1}) {
+  return
+}
+
+// -----
+
+// Not an empty one.
+// expected-error @+1 {{'gp.parameter' name "" must be non-empty and hold no whitespace or control characters}}
+func.func @empty_name(%w: memref<4xf32> {gp.parameter = ""}) {
+  return
+}
+
+// -----
+
+// No spaces: the manifest separates its fields by spaces.
+// expected-error @+1 {{'gp.parameter' name "fc weight" must be non-empty and hold no whitespace or control characters}}
+func.func @space_in_name(%w: memref<4xf32> {gp.parameter = "fc weight"}) {
+  return
+}
+
+// -----
+
+// No line breaks, tabs or other control characters either.
+// expected-error @+1 {{'gp.parameter' name "fc\0Aweight" must be non-empty}}
+func.func @newline_in_name(%w: memref<4xf32> {gp.parameter = "fc\nweight"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.parameter' name "fc\09weight" must be non-empty}}
+func.func @tab_in_name(%w: memref<4xf32> {gp.parameter = "fc\09weight"}) {
+  return
+}
+
+// -----
+
+// One name, one argument: the runtime binds parameters by name. The error
+// points at the second argument of the name.
+func.func @twice(%x: memref<4xf32>,
+                 %w: memref<4xf32> {gp.parameter = "fc.weight"},
+                 %b: memref<4xf32> {gp.parameter = "fc.bias"},
+                 // expected-error @+1 {{parameter "fc.weight" is named twice: arguments 1 and 3}}
+                 %v: memref<4xf32> {gp.parameter = "fc.weight"}) {
+  return
+}
+
+// -----
+
+// A declaration has no arguments for the runtime to bind.
+// expected-error @+1 {{'gp.parameter' belongs on an argument of a top-level func.func with a body, not of a declaration}}
+func.func private @declared(memref<4xf32> {gp.parameter = "w"})
+
+// -----
+
+// Nor has a kernel.
+gpu.module @kernels {
+  // expected-error @+1 {{'gp.parameter' belongs on an argument of a top-level func.func with a body, not of 'gpu.func'}}
+  gpu.func @kernel(%w: memref<4xf32> {gp.parameter = "w"}) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+// Nor a function below the top level (a kernel module's host function).
+gpu.module @kernels {
+  // expected-error @+1 {{not of a func.func in 'gpu.module'}}
+  func.func @helper(%w: memref<4xf32> {gp.parameter = "w"}) {
+    return
+  }
+}
+
+// -----
+
+// Nor a function of another dialect.
+// expected-error @+1 {{'gp.parameter' belongs on an argument of a top-level func.func with a body, not of 'llvm.func'}}
+llvm.func @llvm_function(%p: !llvm.ptr {gp.parameter = "w"}) {
+  llvm.return
+}
+
+// -----
+
+// gp.weight, which gp-import used to write, is gone: gp.parameter names the
+// weights it makes.
+// expected-error @+1 {{unknown gp argument attribute 'gp.weight'}}
+func.func @weight(%w: memref<4xf32> {gp.weight = "w"}) {
+  return
+}
