@@ -22,6 +22,8 @@
 //   entry <name> <#args> <#results>
 //   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
 //          [strided]            (without it: row-major, checked per call)
+//          [parameter <name>]   (arguments only: a named parameter, bound
+//                                once by name; see Parameters.cpp)
 //   arg|result index
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +33,7 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -44,11 +47,22 @@
 using namespace gp::rt;
 
 static gpRtStatus parseValue(std::istringstream &line, Value &value,
-                             const std::string &text) {
+                             const std::string &text, bool isArgument) {
+  auto bad = [&](const std::string &why) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "artifact manifest: " + why + " in '" + text + "'");
+  };
   std::string kind;
   line >> kind;
-  if (kind == "index")
+  if (kind == "index") {
+    std::string extra;
+    if (line >> extra)
+      return extra == "parameter"
+                 ? bad("an index value cannot be a parameter (only buffer "
+                       "arguments can)")
+                 : bad("unexpected '" + extra + "'");
     return GP_RT_SUCCESS;
+  }
   if (kind != "memref")
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest: bad value line '" + text + "'");
@@ -78,13 +92,28 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   if (!line)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest: truncated line '" + text + "'");
-  std::string layout;
-  if (line >> layout) {
-    if (layout != "strided")
+  // [strided] [parameter <name>], in that order.
+  std::string token;
+  bool named = false;
+  while (line >> token) {
+    if (token == "strided" && !value.strided && !named) {
+      value.strided = true;
+    } else if (token == "parameter" && !named) {
+      if (!isArgument)
+        return bad("a result cannot be a parameter");
+      if (!(line >> value.parameter))
+        return bad("'parameter' without a name");
+      named = true;
+    } else if (token == "strided" || token == "parameter") {
+      return bad("'" + token + "' out of place (the line ends in [strided] "
+                               "[parameter <name>])");
+    } else {
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "artifact manifest: unknown layout '" + layout + "' in '" +
-                      text + "'");
-    value.strided = true;
+                  named ? "artifact manifest: unexpected '" + token +
+                              "' after the parameter's name in '" + text + "'"
+                        : "artifact manifest: unknown layout '" + token +
+                              "' in '" + text + "'");
+    }
   }
   return GP_RT_SUCCESS;
 }
@@ -177,7 +206,7 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: value before any entry");
       Value value;
-      if (gpRtStatus status = parseValue(line, value, text_))
+      if (gpRtStatus status = parseValue(line, value, text_, key == "arg"))
         return status;
       (key == "arg" ? entry->args : entry->results).push_back(value);
     } else if (!key.empty()) {
@@ -196,9 +225,10 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       for (Value &v : *values)
         infos->push_back({v.isBuffer ? 1 : 0, v.elementType.c_str(),
                           static_cast<int32_t>(v.shape.size()), v.shape.data(),
-                          v.device.c_str()});
+                          v.device.c_str(),
+                          v.parameter.empty() ? nullptr : v.parameter.c_str()});
   }
-  return GP_RT_SUCCESS;
+  return collectParameters(artifact);
 }
 
 /// The policy defaults compiled into the artifact, where the environment
@@ -375,15 +405,9 @@ static gpRtStatus loadArtifact(const char *path,
 static gpRtStatus openArtifact(const char *what, const char *path,
                                std::optional<gpRtBackend> backend,
                                int32_t device, gpRtArtifact **result) {
-  try {
+  return guarded(what, [&] {
     return loadArtifact(path, backend, device, result);
-  } catch (const std::exception &error) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string(what) + ": " + error.what());
-  } catch (...) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string(what) + ": an unexpected error");
-  }
+  });
 }
 
 extern "C" {
@@ -484,22 +508,101 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact,
               std::string("no entry '") + name + "' (entries: " + names + ")");
 }
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
-                                         void **args, void **results) {
+/// The checks every call of an entry makes before running it; `what` names
+/// the C entry point.
+static gpRtStatus checkCall(gpRtArtifact *artifact, int32_t index, void **args,
+                            void **results, const char *what) {
   if (!artifact || index < 0 ||
       index >= static_cast<int32_t>(artifact->entries.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtArtifactCall: null artifact or no such entry");
+                std::string(what) + ": null artifact or no such entry");
   if (!artifact->program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtArtifactCall: the artifact was opened with "
-                "gpRtArtifactInspect and cannot run; load it with "
-                "gpRtArtifactLoad");
+                std::string(what) +
+                    ": the artifact was opened with "
+                    "gpRtArtifactInspect and cannot run; load it with "
+                    "gpRtArtifactLoad");
   const Entry &entry = artifact->entries[index];
-  if ((!entry.args.empty() && !args) || (!entry.results.empty() && !results))
+  // No argument array is needed when every argument is a bound parameter.
+  bool onlyParameters =
+      std::all_of(entry.argParameters.begin(), entry.argParameters.end(),
+                  [](int32_t parameter) { return parameter >= 0; });
+  if ((!entry.args.empty() && !args && !onlyParameters) ||
+      (!entry.results.empty() && !results))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "gpRtArtifactCall: null arguments or results");
-  return callEntry(*artifact, index, args, results);
+                std::string(what) + ": null arguments or results");
+  return GP_RT_SUCCESS;
+}
+
+/// Orders a call of entry `index` on the caller's stream `caller`: the
+/// program's stream for this thread waits for what `caller` has queued,
+/// the call runs, and `caller` waits for what the call queued. Events, no
+/// host synchronisation.
+static gpRtStatus callOnStream(gpRtArtifact &artifact, int32_t index,
+                               void **args, void **results, void *caller) {
+  gpRtProgram &program = *artifact.program;
+  ThreadContext *context = nullptr;
+  if (gpRtStatus status = program.context(context))
+    return status;
+  const CudaDriver *driver = program.driver;
+  constexpr unsigned kDisableTiming = 2; // CU_EVENT_DISABLE_TIMING
+  for (CudaDriver::Handle *event : {&context->callerDone, &context->callDone})
+    if (!*event)
+      if (gpRtStatus status = driver->check(
+              driver->cuEventCreate(event, kDisableTiming), "cuEventCreate"))
+        return status;
+  CudaDriver::Handle ours = context->stream.cuStream;
+  if (gpRtStatus status =
+          driver->check(driver->cuEventRecord(context->callerDone, caller),
+                        "cuEventRecord (on the caller's stream)"))
+    return status;
+  if (gpRtStatus status = driver->check(
+          driver->cuStreamWaitEvent(ours, context->callerDone, 0),
+          "cuStreamWaitEvent"))
+    return status;
+  gpRtStatus status = callEntry(artifact, index, args, results);
+  // Whatever the call queued before it failed is ordered too; a failing
+  // call's own error is the one reported.
+  CudaDriver::Result record = driver->cuEventRecord(context->callDone, ours);
+  CudaDriver::Result wait =
+      record ? record : driver->cuStreamWaitEvent(caller, context->callDone, 0);
+  if (status != GP_RT_SUCCESS)
+    return status;
+  if (record)
+    return driver->check(record, "cuEventRecord");
+  return driver->check(wait, "cuStreamWaitEvent (on the caller's stream)");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
+                                         void **args, void **results) {
+  if (gpRtStatus status =
+          checkCall(artifact, index, args, results, "gpRtArtifactCall"))
+    return status;
+  return guarded("gpRtArtifactCall", [&] {
+    return callEntry(*artifact, index, args, results);
+  });
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCallOnStream(gpRtArtifact *artifact,
+                                                 int32_t index, void **args,
+                                                 void **results,
+                                                 void *cudaStream) {
+  const char *what = "gpRtArtifactCallOnStream";
+  if (gpRtStatus status = checkCall(artifact, index, args, results, what))
+    return status;
+  if (!artifact->program->driver) {
+    if (cudaStream)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  std::string(what) +
+                      ": a CUDA stream given for a program on the host "
+                      "backend (pass NULL)");
+    return guarded(what, [&] {
+      return callEntry(*artifact, index, args, results);
+    });
+  }
+  return guarded(what, [&] {
+    return callOnStream(*artifact, index, args, results, cudaStream);
+  });
 }
 
 } // extern "C"

@@ -28,13 +28,73 @@ struct Value {
   bool strided = false;
   std::string elementType, device;
   std::vector<int64_t> shape;
+  /// The name of the parameter the argument is (`parameter <name>`), or "".
+  std::string parameter;
 };
 struct Entry {
   std::string name;
   std::vector<Value> args, results;
   std::vector<gpRtValueInfo> argInfos, resultInfos;
+  /// Per argument, the index of the parameter it is in the artifact's
+  /// table, or -1.
+  std::vector<int32_t> argParameters;
+  /// Whether any argument is a parameter.
+  bool takesParameters = false;
   gpRtStatus (*function)(gpRtProgram *, void **, void **) = nullptr;
 };
+
+/// A named parameter of the program (Parameters.cpp): what every entry
+/// taking it agrees on.
+struct Parameter {
+  std::string name, elementType, device;
+  std::vector<int64_t> shape;
+  /// Some entry takes it row-major (not `strided`): bindings must be.
+  bool rowMajor = false;
+  /// Where it first appears ("entry 'f' argument 2"), for messages.
+  std::string firstUse;
+};
+
+/// What the parameters are bound to: per parameter, the caller's
+/// descriptor (gpRtMemRef words: allocated, aligned, offset, sizes,
+/// strides), or null while unbound. Never changed once published: a
+/// binding makes a new set, so a call holding one sees all of it.
+struct ParameterBindings {
+  std::vector<std::shared_ptr<const std::vector<int64_t>>> descriptors;
+};
+
+/// The program's parameters and their current bindings.
+struct ParameterTable {
+  std::vector<Parameter> parameters;
+  std::map<std::string, int32_t> byName;
+  std::mutex mutex; // Guards `bindings` (the pointer, not what it holds).
+  std::shared_ptr<const ParameterBindings> bindings;
+
+  std::shared_ptr<const ParameterBindings> current() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return bindings;
+  }
+};
+
+/// The arguments of one call with parameters resolved: the caller's, with
+/// each null parameter slot pointing at its bound descriptor (kept alive by
+/// `bindings` for the call).
+struct ResolvedArguments {
+  std::shared_ptr<const ParameterBindings> bindings;
+  std::vector<void *> args;
+  /// Per argument, 1 when it is a bound descriptor (checked when bound).
+  std::vector<uint8_t> fromBinding;
+};
+
+/// Builds the parameter table from the entries' arguments (after the
+/// manifest is read): fails, naming the parameter, when a name appears
+/// twice in one entry or entries disagree on its element type, shape or
+/// device.
+gpRtStatus collectParameters(gpRtArtifact &artifact);
+
+/// Resolves the parameter slots of a call of `entry`: fails, naming the
+/// parameter, on a null slot of an unbound one.
+gpRtStatus resolveParameters(gpRtArtifact &artifact, const Entry &entry,
+                             void **args, ResolvedArguments &resolved);
 
 /// A buffer result's storage handed out in the overwrite debug mode: a
 /// copy made for one call, poisoned when the next call of the entry on the
@@ -103,6 +163,8 @@ struct gpRtArtifact {
   gpRtProgram *program = nullptr;
   /// What callers keep of results (copy-out, the overwrite debug mode).
   gp::rt::ResultTracker results;
+  /// The named parameters (`parameter <name>` arguments) and their bindings.
+  gp::rt::ParameterTable parameters;
 
   ~gpRtArtifact() {
     for (gp::rt::TrackedResult &tracked : results.tracked)

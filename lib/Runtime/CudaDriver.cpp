@@ -68,7 +68,12 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
         !load(driver.cuModuleLoadData, "cuModuleLoadData") ||
         !load(driver.cuModuleUnload, "cuModuleUnload") ||
         !load(driver.cuModuleGetFunction, "cuModuleGetFunction") ||
-        !load(driver.cuLaunchKernel, "cuLaunchKernel")) {
+        !load(driver.cuLaunchKernel, "cuLaunchKernel") ||
+        !load(driver.cuEventCreate, "cuEventCreate") ||
+        !load(driver.cuEventRecord, "cuEventRecord") ||
+        !load(driver.cuEventDestroy, "cuEventDestroy_v2") ||
+        !load(driver.cuStreamWaitEvent, "cuStreamWaitEvent") ||
+        !load(driver.cuPointerGetAttribute, "cuPointerGetAttribute")) {
       status = GP_RT_ERROR_UNAVAILABLE;
       reason = "libcuda.so.1 lacks the driver entry points GraphPart needs";
       return;

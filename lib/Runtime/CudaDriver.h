@@ -65,6 +65,15 @@ struct CudaDriver {
                            unsigned gz, unsigned bx, unsigned by, unsigned bz,
                            unsigned sharedBytes, Handle stream, void **params,
                            void **extra) = nullptr;
+  // Ordering calls on a caller's stream (gpRtArtifactCallOnStream) and
+  // checking where a bound parameter's memory is.
+  Result (*cuEventCreate)(Handle *event, unsigned flags) = nullptr;
+  Result (*cuEventRecord)(Handle event, Handle stream) = nullptr;
+  Result (*cuEventDestroy)(Handle event) = nullptr;
+  Result (*cuStreamWaitEvent)(Handle stream, Handle event,
+                              unsigned flags) = nullptr;
+  Result (*cuPointerGetAttribute)(void *data, int attribute,
+                                  DevicePtr pointer) = nullptr;
 
   // What re-binding graphs to moved inputs needs; absent from older drivers
   // (cuFuncGetParamInfo came with CUDA 12.4), in which case graphs stay

@@ -19,6 +19,9 @@ ThreadContext::~ThreadContext() {
   if (stream.libraryHandle && stream.releaseLibrary)
     stream.releaseLibrary(stream.libraryHandle);
   if (driver) {
+    for (CudaDriver::Handle event : {callerDone, callDone})
+      if (event)
+        driver->cuEventDestroy(event);
     if (arena)
       driver->cuMemFree(reinterpret_cast<CudaDriver::DevicePtr>(arena));
     if (stream.cuStream)

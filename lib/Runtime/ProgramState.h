@@ -31,6 +31,12 @@ struct ThreadContext {
   std::vector<PartitionState> partitions;
   /// gpRtProgramGetBindingReport's text, kept for its caller.
   std::string bindingReport;
+  /// cuda: the events that order calls on a caller's stream
+  /// (gpRtArtifactCallOnStream): `callerDone` is recorded on the caller's
+  /// stream and waited for by this context's, `callDone` the reverse. Made
+  /// on first use, with timing disabled; reused by every call (a wait
+  /// takes the record made before it).
+  CudaDriver::Handle callerDone = nullptr, callDone = nullptr;
 
   ThreadContext() = default;
   ThreadContext(const ThreadContext &) = delete;

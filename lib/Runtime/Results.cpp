@@ -287,10 +287,12 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
 /// entry's static sizes or, for a row-major argument, is strided: compiled
 /// code would read it with the sizes and strides its type says, silently
 /// wrong.
-static gpRtStatus checkArguments(const Entry &entry, void **args) {
+static gpRtStatus checkArguments(const Entry &entry, void **args,
+                                 const uint8_t *fromBinding) {
   for (size_t i = 0; i < entry.args.size(); ++i) {
     const Value &value = entry.args[i];
-    if (!value.isBuffer)
+    // A bound parameter's descriptor was checked when it was bound.
+    if (!value.isBuffer || (fromBinding && fromBinding[i]))
       continue;
     if (!args[i])
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -337,7 +339,18 @@ static gpRtStatus checkArguments(const Entry &entry, void **args) {
 gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
                              void **results) {
   const Entry &entry = artifact.entries[index];
-  if (gpRtStatus status = checkArguments(entry, args))
+  // Null slots of parameters take their bound descriptors, from one set of
+  // bindings held for the whole call.
+  ResolvedArguments resolved;
+  if (entry.takesParameters) {
+    if (gpRtStatus status =
+            resolveParameters(artifact, entry, args, resolved))
+      return status;
+    args = resolved.args.data();
+  }
+  if (gpRtStatus status = checkArguments(
+          entry, args,
+          entry.takesParameters ? resolved.fromBinding.data() : nullptr))
     return status;
   int64_t call = 0;
   bool debug = false;

@@ -11,6 +11,7 @@
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,20 @@ namespace gp::rt {
 
 /// Records `message` as this thread's last error and returns `status`.
 gpRtStatus fail(gpRtStatus status, std::string message);
+
+/// Runs `body` behind the C ABI entry point `what`: an exception (out of
+/// memory, say) becomes an error like any other instead of escaping.
+template <typename Body> gpRtStatus guarded(const char *what, Body &&body) {
+  try {
+    return body();
+  } catch (const std::exception &error) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + error.what());
+  } catch (...) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": an unexpected error");
+  }
+}
 
 /// What the extern registry needs to know of a stream.
 gpRtBackend streamBackend(gpRtStream *stream);

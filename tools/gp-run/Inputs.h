@@ -52,6 +52,9 @@ struct Placed {
   std::vector<uint8_t> storage; // a gpRtMemRef or an int64_t
   void *memory = nullptr;
   bool inProgramMemory = false;
+  /// A named parameter bound once (gpRtArtifactBindParameter): calls pass
+  /// NULL in its place, and it has no storage here.
+  bool bound = false;
 };
 
 /// Allocates memory for `input` where `info` says the entry takes it and

@@ -13,6 +13,7 @@
 #include "Inputs.h"
 #include "JsonReport.h"
 #include "Npy.h"
+#include "ParameterSource.h"
 
 #include "GraphPart/Runtime/GPRuntime.h"
 
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sys/stat.h>
 
 using namespace gp::run;
@@ -97,6 +99,17 @@ struct Session {
   std::vector<Call> calls;
   /// Steps run so far: with --rotate, which set of arguments is next.
   int64_t turn = 0;
+  /// Named parameters are bound once (--parameters, or --weights for a
+  /// program that names them) and calls pass NULL for them; otherwise they
+  /// are arguments like any other, given with --input.
+  bool bindsParameters = false;
+  /// The memory the bound parameters live in.
+  std::vector<Placed> parameterMemory;
+
+  /// Whether argument `info` is a bound parameter, not a user input.
+  bool isBound(const gpRtValueInfo &info) const {
+    return bindsParameters && info.parameter;
+  }
 
   void load(const std::string &path, gpRtBackend backend, int32_t device,
             const std::vector<std::string> &entryNames) {
@@ -121,13 +134,84 @@ struct Session {
       calls.push_back(std::move(call));
     }
   }
-  /// Every call's argument descriptions, in order.
+  /// Every call's user inputs' descriptions (its arguments but the bound
+  /// parameters), in order.
   std::vector<gpRtValueInfo> argInfos() const {
     std::vector<gpRtValueInfo> infos;
     for (const Call &call : calls)
-      infos.insert(infos.end(), call.info.args,
-                   call.info.args + call.info.numArgs);
+      for (int32_t i = 0; i < call.info.numArgs; ++i)
+        if (!isBound(call.info.args[i]))
+          infos.push_back(call.info.args[i]);
     return infos;
+  }
+  /// Binds every parameter of the program, by name, to memory holding its
+  /// values from `source`, once; dies naming the parameter and the file
+  /// when one is missing or of another element type or shape. Returns the
+  /// names bound.
+  std::set<std::string> bindParameters(ParameterSource &source,
+                                       const std::string &option) {
+    std::set<std::string> names;
+    int32_t count = gpRtArtifactNumParameters(artifact);
+    for (int32_t p = 0; p < count; ++p) {
+      gpRtParameterInfo info;
+      check(gpRtArtifactGetParameter(artifact, p, &info), option);
+      HostTensor tensor;
+      std::string error;
+      if (!source.load(info.name, tensor, error))
+        die(option + ": " + error);
+      std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+      bool fits = tensor.elementType == info.elementType &&
+                  tensor.shape.size() == shape.size();
+      for (size_t d = 0; fits && d < shape.size(); ++d)
+        fits = shape[d] < 0 || shape[d] == tensor.shape[d];
+      auto describe = [](const std::string &type,
+                         const std::vector<int64_t> &sizes) {
+        std::string text;
+        for (size_t d = 0; d < sizes.size(); ++d)
+          text += (d ? ", " : "") +
+                  (sizes[d] < 0 ? std::string("?") : std::to_string(sizes[d]));
+        return type + " [" + text + "]";
+      };
+      if (!fits)
+        die(option + ": parameter '" + info.name + "' is " +
+            describe(info.elementType, shape) + "; '" + tensor.file +
+            "' holds " + describe(tensor.elementType, tensor.shape));
+      Placed placed;
+      int32_t rank = info.rank;
+      placed.storage.resize(GP_RT_MEMREF_BYTES(rank));
+      auto *ref = reinterpret_cast<gpRtMemRef *>(placed.storage.data());
+      int64_t stride = 1;
+      for (int32_t d = rank - 1; d >= 0; --d) {
+        ref->shape[d] = tensor.shape[d];
+        ref->shape[rank + d] = stride;
+        stride *= tensor.shape[d];
+      }
+      int64_t bytes = tensor.data.size();
+      if (isMetaDevice(info.device)) {
+        // Sizes only.
+      } else if (cudaBackend && !isHostDevice(info.device)) {
+        check(gpRtProgramAllocate(program, bytes, &placed.memory),
+              option + ": allocate parameter '" + info.name + "'");
+        placed.inProgramMemory = true;
+        check(gpRtCopyToProgram(program, placed.memory, tensor.data.data(),
+                                bytes),
+              option + ": copy parameter '" + info.name + "'");
+      } else {
+        placed.memory = std::aligned_alloc(
+            256, std::max<int64_t>(256, (bytes + 255) / 256 * 256));
+        if (!placed.memory)
+          die(option + ": no host memory for parameter '" + info.name + "'");
+        std::memcpy(placed.memory, tensor.data.data(), bytes);
+      }
+      ref->allocated = ref->aligned = placed.memory;
+      ref->offset = 0;
+      parameterMemory.push_back(std::move(placed));
+      check(gpRtArtifactBindParameter(artifact, info.name, info.elementType,
+                                      parameterMemory.back().storage.data()),
+            option + ": bind parameter '" + info.name + "'");
+      names.insert(info.name);
+    }
+    return names;
   }
   std::string entryNames() const {
     std::string names;
@@ -138,9 +222,16 @@ struct Session {
   void place(const std::vector<Input> &inputs) {
     size_t next = 0;
     for (Call &call : calls)
-      for (int32_t i = 0; i < call.info.numArgs; ++i, ++next)
-        call.args.push_back(gp::run::place(program, inputs[next],
+      for (int32_t i = 0; i < call.info.numArgs; ++i) {
+        if (isBound(call.info.args[i])) {
+          Placed slot;
+          slot.bound = true;
+          call.args.push_back(std::move(slot));
+          continue;
+        }
+        call.args.push_back(gp::run::place(program, inputs[next++],
                                            call.info.args[i], cudaBackend));
+      }
   }
   /// Places every argument anew, at addresses other than the current ones
   /// (the new memory is taken before the old is freed).
@@ -162,10 +253,16 @@ struct Session {
       size_t next = 0;
       for (Call &call : calls) {
         std::vector<Placed> args;
-        for (int32_t i = 0; i < call.info.numArgs; ++i, ++next) {
+        for (int32_t i = 0; i < call.info.numArgs; ++i) {
+          if (isBound(call.info.args[i])) {
+            Placed slot;
+            slot.bound = true;
+            args.push_back(std::move(slot));
+            continue;
+          }
           args.push_back(gp::run::place(program, inputs[next],
                                         call.info.args[i], cudaBackend));
-          gp::run::upload(program, args.back(), inputs[next]);
+          gp::run::upload(program, args.back(), inputs[next++]);
         }
         call.rotation.push_back(std::move(args));
       }
@@ -184,7 +281,8 @@ struct Session {
     size_t next = 0;
     for (Call &call : calls)
       for (Placed &arg : call.args)
-        gp::run::upload(program, arg, inputs[next++]);
+        if (!arg.bound)
+          gp::run::upload(program, arg, inputs[next++]);
   }
   /// Runs one step and returns the microseconds its calls took; with
   /// `fetched`, brings each call's results back right after it (a later
@@ -195,8 +293,9 @@ struct Session {
     for (Call &call : calls) {
       auto start = std::chrono::steady_clock::now();
       std::vector<void *> argPointers, resultPointers;
+      // NULL for a bound parameter: the runtime passes its binding.
       for (Placed &arg : set == 0 ? call.args : call.rotation[set - 1])
-        argPointers.push_back(arg.storage.data());
+        argPointers.push_back(arg.bound ? nullptr : arg.storage.data());
       for (auto &result : call.results)
         resultPointers.push_back(result.data());
       check(gpRtArtifactCall(artifact, call.entry, argPointers.data(),
@@ -218,6 +317,9 @@ struct Session {
     for (Call &call : calls)
       for (Placed &arg : call.args)
         release(program, arg);
+    // Every step waited for its calls: nothing reads the parameters now.
+    for (Placed &memory : parameterMemory)
+      release(program, memory);
     if (artifact)
       gpRtArtifactUnload(artifact);
   }
@@ -289,8 +391,13 @@ void printEntries(gpRtArtifact *artifact) {
         if (info.args[i].isBuffer && info.args[i].shape[d] < 0)
           dynamic +=
               (dynamic.empty() ? " dynamic-dims=" : ",") + std::to_string(d);
-      std::printf("arg %s%s\n", describe(info.args[i], true).c_str(),
-                  dynamic.c_str());
+      // A named parameter (bound once by --parameters, else an --input).
+      std::string parameter =
+          info.args[i].parameter
+              ? std::string(" parameter=") + info.args[i].parameter
+              : std::string();
+      std::printf("arg %s%s%s\n", describe(info.args[i], true).c_str(),
+                  dynamic.c_str(), parameter.c_str());
     }
     for (int32_t i = 0; i < info.numResults; ++i)
       std::printf("result %s\n", describe(info.results[i], false).c_str());
@@ -390,7 +497,9 @@ void writeResults(const std::string &output, const std::vector<Array> &results,
 /// The --input specs with each entry's weight arguments after its own:
 /// DIR/<entry>.weights (written by gp-import's weights-dir) names the .npy
 /// file of each trailing weight argument, one per line; an entry without
-/// the file has none.
+/// the file has none. When the program names its weight arguments as
+/// parameters (run.bindsParameters), they are bound by name instead
+/// (DIR/<name>.npy) and only the entries' own inputs are returned.
 std::vector<std::string> withWeights(const Session &run,
                                      const RunOptions &options) {
   if (options.weightsDir.empty())
@@ -412,18 +521,25 @@ std::vector<std::string> withWeights(const Session &run,
       die("--weights: '" + dir + "/" + name + ".weights' lists " +
           std::to_string(files.size()) + " weights but entry '" + name +
           "' takes " + std::to_string(call.info.numArgs) + " argument(s)");
-    size_t own = call.info.numArgs - files.size();
+    size_t weights = files.size();
+    if (run.bindsParameters) {
+      weights = 0;
+      for (int32_t i = 0; i < call.info.numArgs; ++i)
+        weights += run.isBound(call.info.args[i]) ? 1 : 0;
+    }
+    size_t own = call.info.numArgs - weights;
     if (next + own > options.inputSpecs.size())
       die("entry '" + name + "' takes " + std::to_string(own) +
-          " argument(s) besides its " + std::to_string(files.size()) +
+          " argument(s) besides its " + std::to_string(weights) +
           " weight(s) from '" + dir + "'; " +
           std::to_string(options.inputSpecs.size() - next) +
           " --input left for it");
     specs.insert(specs.end(), options.inputSpecs.begin() + next,
                  options.inputSpecs.begin() + next + own);
     next += own;
-    for (const std::string &file : files)
-      specs.push_back("@" + dir + "/" + file);
+    if (!run.bindsParameters)
+      for (const std::string &file : files)
+        specs.push_back("@" + dir + "/" + file);
   }
   if (next != options.inputSpecs.size())
     die("entry '" + run.entryNames() + "' takes " + std::to_string(next) +
@@ -470,12 +586,44 @@ int gp::run::runProgram(const RunOptions &options) {
   if (options.printPartitions)
     printPartitions(run.artifact);
 
+  // Named parameters are bound once, by name, from --parameters PATH (or
+  // --weights DIR when the program names its weights); the calls then pass
+  // only the user inputs. Without either, a parameter is an --input.
+  std::string parameterOption =
+      !options.parameterPaths.empty() ? "--parameters" : "--weights";
+  run.bindsParameters =
+      !options.parameterPaths.empty() ||
+      (!options.weightsDir.empty() &&
+       gpRtArtifactNumParameters(run.artifact) > 0);
+  std::unique_ptr<ParameterSource> parameters;
+  if (!options.parameterPaths.empty()) {
+    std::string error;
+    parameters = openParameterSources(options.parameterPaths, error);
+    if (!parameters)
+      die("--parameters: " + error);
+  }
   std::vector<gpRtValueInfo> argInfos = run.argInfos();
   std::vector<std::string> inputSpecs = withWeights(run, options);
-  if (inputSpecs.size() != argInfos.size())
+  if (inputSpecs.size() != argInfos.size()) {
+    size_t bound = 0;
+    for (const Call &call : run.calls)
+      bound += call.info.numArgs;
+    bound -= argInfos.size();
     die("entry '" + run.entryNames() + "' takes " +
-        std::to_string(argInfos.size()) + " argument(s); " +
-        std::to_string(inputSpecs.size()) + " --input given");
+        std::to_string(argInfos.size()) + " argument(s)" +
+        (run.bindsParameters ? " besides its " + std::to_string(bound) +
+                                   " parameter(s) from " + parameterOption
+                             : std::string()) +
+        "; " + std::to_string(inputSpecs.size()) + " --input given");
+  }
+  if (run.bindsParameters && !parameters) {
+    // --weights DIR of a program that names its weights (withWeights
+    // checked that DIR is a directory).
+    std::string error;
+    parameters = openParameterSource(options.weightsDir, error);
+    if (!parameters)
+      die("--weights: " + error);
+  }
   std::mt19937_64 random(options.seed);
   std::vector<Input> inputs;
   for (size_t i = 0; i < argInfos.size(); ++i) {
@@ -485,6 +633,18 @@ int gp::run::runProgram(const RunOptions &options) {
                     error))
       die(error);
     inputs.push_back(std::move(input));
+  }
+  if (parameters) {
+    // All of them bound (and checked) before anything runs.
+    std::set<std::string> bound =
+        run.bindParameters(*parameters, parameterOption);
+    size_t others = parameters->countOthers(bound);
+    std::string ignored =
+        others ? " (" + std::to_string(others) +
+                     " other tensor(s) there, not taken by the program)"
+               : std::string();
+    std::fprintf(messages, "parameters: %zu bound by name from '%s'%s\n",
+                 bound.size(), parameters->path().c_str(), ignored.c_str());
   }
   run.place(inputs);
   run.upload(inputs);
@@ -522,6 +682,10 @@ int gp::run::runProgram(const RunOptions &options) {
     Session eager;
     eager.load(options.path, backend, options.device, options.entryNames);
     check(gpRtProgramSetCaptureEnabled(eager.program, 0), "eager run");
+    // The same parameters, bound once; only the user inputs change below.
+    eager.bindsParameters = run.bindsParameters;
+    if (parameters)
+      eager.bindParameters(*parameters, parameterOption);
     eager.place(inputs);
     // As many calls as the captured instance made, so stateful programs
     // (RNG offsets advance per call) are compared at the same call.

@@ -21,6 +21,10 @@ struct RunOptions {
   /// --weights: gp-import's weights directory; each entry's weight
   /// arguments (DIR/<entry>.weights) follow its own --input values.
   std::string weightsDir;
+  /// --parameters: a directory of <name>.npy files or a .safetensors file;
+  /// every named parameter of the program is bound from it once.
+  /// --parameters, in the order given (the first holding a name gives it).
+  std::vector<std::string> parameterPaths;
   std::vector<std::string> inputSpecs, externLibs, entryNames;
   /// --expected-output: reference results (.npy), one per result in order.
   std::vector<std::string> expectedOutputs;

@@ -65,9 +65,20 @@ void printUsage(FILE *out) {
       "  --output PATH.npy     write the results (PATH.N.npy when several);\n"
       "                        a leading @ is not part of the path\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
+      "  --parameters PATH     bind each named parameter of the program\n"
+      "                        (--print-entries marks them parameter=NAME)\n"
+      "                        once, by name, before the runs: PATH is a\n"
+      "                        directory (parameter N from PATH/N.npy) or a\n"
+      "                        .safetensors file (repeatable: each name\n"
+      "                        from the first PATH holding it); --input\n"
+      "                        then gives only\n"
+      "                        the other arguments (without --parameters, a\n"
+      "                        parameter is an --input like any argument)\n"
       "  --weights DIR         the weight arguments gp-compile --weights\n"
-      "                        wrote: each entry's follow its --input\n"
-      "                        values, from DIR/<entry>.weights\n"
+      "                        wrote: bound by name from DIR/<name>.npy when\n"
+      "                        the program names them as parameters, else\n"
+      "                        each entry's follow its --input values, from\n"
+      "                        DIR/<entry>.weights\n"
       "  --print-partitions    print the partition table, and after the run\n"
       "                        how each captured partition binds its inputs\n"
       "  --json                print the report as one JSON document (partitions,\n"
@@ -115,6 +126,7 @@ enum OptionCode {
   OptPrintEntries,
   OptSeed,
   OptWeights,
+  OptParameters,
   OptJson,
 };
 
@@ -143,6 +155,7 @@ const option kOptions[] = {
     {"print-entries", no_argument, nullptr, OptPrintEntries},
     {"seed", required_argument, nullptr, OptSeed},
     {"weights", required_argument, nullptr, OptWeights},
+    {"parameters", required_argument, nullptr, OptParameters},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -326,6 +339,9 @@ static int run(int argc, char **argv) {
     case OptWeights:
       options.weightsDir = optarg;
       break;
+    case OptParameters:
+      options.parameterPaths.push_back(optarg);
+      break;
     case OptJson:
       options.json = true;
       break;
@@ -339,5 +355,8 @@ static int run(int argc, char **argv) {
     options.path = "./" + options.path;
   if (options.iterations < 1)
     die("--iterations must be at least 1");
+  if (!options.parameterPaths.empty() && !options.weightsDir.empty())
+    die("--parameters and --weights cannot be given together (both bind the "
+        "program's weights)");
   return runProgram(options);
 }

@@ -1,6 +1,7 @@
 //===- ProgramTest.cpp - capture, replay and policy on the host backend ---===//
 
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "ParameterTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -940,6 +941,60 @@ TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
     EXPECT_EQ(slot, 42) << "run " << run;
   }
   EXPECT_EQ(stats(program).replays, 3);
+}
+
+// Threads call an artifact whose parameters another thread rebinds all the
+// while (ParameterTest.cpp has the single-threaded cases; this one is here
+// because ThreadSanitizer runs ProgramTest.*): every call sees one binding
+// entirely (the weight is all 1 or all 2, never a mix) and nothing races.
+TEST_F(ProgramTest, ParametersReboundWhileThreadsCall) {
+  using namespace gp::test;
+  ASSERT_TRUE(ParameterArtifactLibrary::get().setManifest);
+  ParameterArtifactLibrary::get().setManifest(nullptr);
+  gpRtArtifact *artifact = nullptr;
+  ASSERT_EQ(gpRtArtifactLoad(kParameterArtifact, GP_RT_BACKEND_HOST, -1,
+                             &artifact),
+            GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  float ones[4] = {1, 1, 1, 1}, twos[4] = {2, 2, 2, 2}, zeros[4] = {};
+  Vec1 one = vec(ones, 4), two = vec(twos, 4), zero = vec(zeros, 4);
+  ASSERT_EQ(gpRtArtifactBindParameter(artifact, "layer.weight", "f32", &one),
+            GP_RT_SUCCESS);
+  ASSERT_EQ(gpRtArtifactBindParameter(artifact, "layer.bias", "f32", &zero),
+            GP_RT_SUCCESS);
+  std::atomic<bool> done{false};
+  std::atomic<int> mixed{0}, failed{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&] {
+      float x[4] = {1, 1, 1, 1};
+      Vec1 xd = vec(x, 4);
+      for (int i = 0; i < 200; ++i) {
+        Vec1 result{};
+        void *args[] = {&xd, nullptr, nullptr}, *results[] = {&result};
+        if (gpRtArtifactCall(artifact, 0, args, results) != GP_RT_SUCCESS) {
+          ++failed;
+          continue;
+        }
+        float first = result.aligned[0];
+        for (int k = 0; k < 4; ++k)
+          if (result.aligned[k] != first || (first != 1 && first != 2))
+            ++mixed;
+      }
+    });
+  std::thread binder([&] {
+    for (int i = 0; !done; ++i)
+      if (gpRtArtifactBindParameter(artifact, "layer.weight", "f32",
+                                    i % 2 ? &one : &two) != GP_RT_SUCCESS)
+        ++failed;
+  });
+  for (std::thread &caller : callers)
+    caller.join();
+  done = true;
+  binder.join();
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(mixed, 0);
+  EXPECT_EQ(gpRtArtifactUnload(artifact), GP_RT_SUCCESS);
 }
 
 } // namespace

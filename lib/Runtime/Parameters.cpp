@@ -1,0 +1,340 @@
+//===- Parameters.cpp - named parameters, bound once ----------------------===//
+//
+// Model parameters (weights) are entry arguments the manifest names
+// (`arg memref ... parameter <name>`). A caller binds each name once, to its
+// own memory (zero-copy: the runtime keeps the caller's descriptor), and
+// each call then passes NULL in the parameters' slots: only the user
+// inputs change from call to call.
+//
+// The bindings are one immutable set, replaced as a whole by each
+// gpRtArtifactBindParameter: a call takes the current set (one lock and a
+// reference count, whatever the number of parameters) and keeps it for its
+// duration, so a rebinding on another thread is seen entirely or not at
+// all, and the descriptors a call uses stay alive while it runs. The
+// descriptor checks a call makes of its arguments are made once, at bind
+// time; on the cuda backend the memory is checked to be on the program's
+// device then too, so a call makes no driver call per parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArtifactState.h"
+#include "ProgramState.h"
+#include "RuntimeInternal.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gp::rt;
+
+namespace {
+
+std::string describeShape(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? ", " : "") +
+            (shape[d] < 0 ? std::string("?") : std::to_string(shape[d]));
+  return "[" + text + "]";
+}
+
+std::string describeValue(const std::string &elementType,
+                          const std::vector<int64_t> &shape,
+                          const std::string &device) {
+  return elementType + " " + describeShape(shape) + " on " + device;
+}
+
+/// A few of the program's parameter names, for a message.
+std::string someNames(const ParameterTable &table) {
+  if (table.parameters.empty())
+    return "the program takes none";
+  constexpr size_t kListed = 5;
+  std::string names;
+  for (size_t i = 0; i < table.parameters.size() && i < kListed; ++i)
+    names += (i ? ", '" : "'") + table.parameters[i].name + "'";
+  if (table.parameters.size() > kListed)
+    names += " and " + std::to_string(table.parameters.size() - kListed) +
+             " more";
+  return "parameters: " + names;
+}
+
+/// On the cuda backend: fails unless the memory at `pointer` is where
+/// parameter `parameter` must be (device memory of the program's device or
+/// managed memory; host memory for a cpu argument).
+gpRtStatus checkMemory(gpRtProgram &program, const Parameter &parameter,
+                       const void *pointer) {
+  const CudaDriver *driver = program.driver;
+  if (!driver || parameter.device == "meta")
+    return GP_RT_SUCCESS;
+  if (gpRtStatus status = driver->check(
+          driver->cuCtxSetCurrent(program.cuContext), "cuCtxSetCurrent"))
+    return status;
+  // cuda.h: CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _IS_MANAGED, _DEVICE_ORDINAL;
+  // CU_MEMORYTYPE_DEVICE; CUDA_ERROR_INVALID_VALUE for memory the driver
+  // does not know (plain host memory).
+  constexpr int kMemoryType = 2, kIsManaged = 8, kDeviceOrdinal = 9;
+  constexpr unsigned kDeviceMemory = 2;
+  constexpr int kInvalidValue = 1;
+  auto address = reinterpret_cast<CudaDriver::DevicePtr>(pointer);
+  auto attribute = [&](int which, uint64_t &value) {
+    value = 0; // Wide enough for any of them; the driver writes the low part.
+    return driver->cuPointerGetAttribute(&value, which, address);
+  };
+  std::string programDevice = "cuda:" + std::to_string(program.device);
+  uint64_t type = 0, managed = 0, ordinal = 0;
+  CudaDriver::Result result = attribute(kMemoryType, type);
+  if (result != 0 && result != kInvalidValue)
+    return driver->check(result, "cuPointerGetAttribute");
+  bool known = result == 0;
+  if (known)
+    if (gpRtStatus status = driver->check(attribute(kIsManaged, managed),
+                                          "cuPointerGetAttribute"))
+      return status;
+  bool onDevice = known && (managed || static_cast<unsigned>(type) ==
+                                           kDeviceMemory);
+  if (parameter.device == "cpu") {
+    if (onDevice && !managed)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "gpRtArtifactBindParameter: parameter '" + parameter.name +
+                      "' is in device memory; the program takes it on the "
+                      "host (cpu)");
+    return GP_RT_SUCCESS;
+  }
+  if (!onDevice)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactBindParameter: parameter '" + parameter.name +
+                    "' is in host memory; the program runs on " +
+                    programDevice +
+                    " (bind device memory, e.g. from gpRtProgramAllocate)");
+  if (managed)
+    return GP_RT_SUCCESS;
+  if (gpRtStatus status = driver->check(attribute(kDeviceOrdinal, ordinal),
+                                        "cuPointerGetAttribute"))
+    return status;
+  if (static_cast<int32_t>(ordinal) != program.device)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactBindParameter: parameter '" + parameter.name +
+                    "' is in the memory of cuda:" +
+                    std::to_string(static_cast<int32_t>(ordinal)) +
+                    "; the program runs on " + programDevice);
+  return GP_RT_SUCCESS;
+}
+
+/// The checks gpRtArtifactCall makes of a buffer argument, made of a
+/// binding of `parameter`, and the descriptor's words when they pass.
+gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
+                        const char *elementType, const void *descriptor,
+                        std::vector<int64_t> &words) {
+  std::string what =
+      "gpRtArtifactBindParameter: parameter '" + parameter.name + "'";
+  if (parameter.elementType != elementType)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                what + " is " + parameter.elementType + "; " + elementType +
+                    " memory given");
+  const auto *ref = static_cast<const gpRtMemRef *>(descriptor);
+  size_t rank = parameter.shape.size();
+  const int64_t *sizes = ref->shape, *strides = ref->shape + rank;
+  auto describe = [&](const int64_t *values) {
+    return describeShape(std::vector<int64_t>(values, values + rank));
+  };
+  for (size_t d = 0; d < rank; ++d)
+    if (sizes[d] < 0 ||
+        (parameter.shape[d] >= 0 && sizes[d] != parameter.shape[d]))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + " is " + describeShape(parameter.shape) +
+                      "; the memory given has sizes " + describe(sizes) +
+                      " (dimension " + std::to_string(d) + " must be " +
+                      (parameter.shape[d] >= 0
+                           ? std::to_string(parameter.shape[d])
+                           : std::string("at least 0")) +
+                      ")");
+  if (ref->offset < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                what + ": negative offset " + std::to_string(ref->offset));
+  int64_t elements = 1;
+  for (size_t d = 0; d < rank; ++d)
+    if (__builtin_mul_overflow(elements, sizes[d], &elements))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + ": sizes " + describe(sizes) +
+                      ", whose product overflows");
+  // A meta tensor has sizes only.
+  if (elements > 0 && !ref->aligned && parameter.device != "meta")
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                what + ": null memory for " + std::to_string(elements) +
+                    " element(s)");
+  if (parameter.rowMajor) {
+    int64_t expected = 1;
+    for (size_t d = rank; d-- > 0;) {
+      if (sizes[d] > 1 && strides[d] != expected)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    what + ": sizes " + describe(sizes) + " and strides " +
+                        describe(strides) +
+                        "; the program takes it row-major (copy it to a "
+                        "contiguous buffer)");
+      expected *= sizes[d]; // No overflow: the product of all fits.
+    }
+  }
+  if (elements > 0 && artifact.program) {
+    const auto *first = static_cast<const uint8_t *>(ref->aligned) +
+                        ref->offset * std::max<int64_t>(
+                                          1, elementTypeBytes(elementType));
+    if (gpRtStatus status = checkMemory(*artifact.program, parameter, first))
+      return status;
+  }
+  const auto *begin = static_cast<const int64_t *>(descriptor);
+  words.assign(begin, begin + 3 + 2 * rank);
+  return GP_RT_SUCCESS;
+}
+
+gpRtStatus bindParameter(gpRtArtifact &artifact, const char *name,
+                         const char *elementType, const void *descriptor) {
+  ParameterTable &table = artifact.parameters;
+  auto found = table.byName.find(name);
+  if (found == table.byName.end())
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactBindParameter: no parameter '") +
+                    name + "' (" + someNames(table) + ")");
+  const Parameter &parameter = table.parameters[found->second];
+  auto words = std::make_shared<std::vector<int64_t>>();
+  if (gpRtStatus status =
+          checkBinding(artifact, parameter, elementType, descriptor, *words))
+    return status;
+  // A new set with this one binding replaced (the old set stays with the
+  // calls that hold it).
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto next = std::make_shared<ParameterBindings>();
+  if (table.bindings)
+    next->descriptors = table.bindings->descriptors;
+  else
+    next->descriptors.resize(table.parameters.size());
+  next->descriptors[found->second] = std::move(words);
+  table.bindings = std::move(next);
+  return GP_RT_SUCCESS;
+}
+
+} // namespace
+
+gpRtStatus gp::rt::collectParameters(gpRtArtifact &artifact) {
+  ParameterTable &table = artifact.parameters;
+  for (Entry &entry : artifact.entries) {
+    entry.argParameters.assign(entry.args.size(), -1);
+    for (size_t i = 0; i < entry.args.size(); ++i) {
+      const Value &value = entry.args[i];
+      if (value.parameter.empty())
+        continue;
+      std::string use =
+          "entry '" + entry.name + "' argument " + std::to_string(i);
+      for (size_t j = 0; j < i; ++j)
+        if (entry.args[j].parameter == value.parameter)
+          return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                      "artifact manifest: parameter '" + value.parameter +
+                          "' is both argument " + std::to_string(j) +
+                          " and argument " + std::to_string(i) +
+                          " of entry '" + entry.name + "'");
+      auto [at, added] = table.byName.emplace(
+          value.parameter, static_cast<int32_t>(table.parameters.size()));
+      if (added) {
+        table.parameters.push_back({value.parameter, value.elementType,
+                                    value.device, value.shape, false, use});
+      } else {
+        const Parameter &known = table.parameters[at->second];
+        if (known.elementType != value.elementType ||
+            known.shape != value.shape || known.device != value.device)
+          return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                      "artifact manifest: parameter '" + value.parameter +
+                          "' is " +
+                          describeValue(known.elementType, known.shape,
+                                        known.device) +
+                          " in " + known.firstUse + " but " +
+                          describeValue(value.elementType, value.shape,
+                                        value.device) +
+                          " in " + use);
+      }
+      table.parameters[at->second].rowMajor |= !value.strided;
+      entry.argParameters[i] = at->second;
+      entry.takesParameters = true;
+    }
+  }
+  return GP_RT_SUCCESS;
+}
+
+gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact,
+                                     const Entry &entry, void **args,
+                                     ResolvedArguments &resolved) {
+  size_t count = entry.args.size();
+  resolved.bindings = artifact.parameters.current();
+  if (args)
+    resolved.args.assign(args, args + count);
+  else
+    resolved.args.assign(count, nullptr); // Every argument is a parameter.
+  resolved.fromBinding.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    int32_t parameter = entry.argParameters[i];
+    if (parameter < 0 || resolved.args[i])
+      continue;
+    const std::vector<int64_t> *bound =
+        resolved.bindings ? resolved.bindings->descriptors[parameter].get()
+                          : nullptr;
+    if (!bound)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  "entry '" + entry.name + "': parameter '" +
+                      entry.args[i].parameter + "' (argument " +
+                      std::to_string(i) +
+                      ") is not bound; bind it with gpRtArtifactBindParameter");
+    // The entry reads descriptors, never writes them.
+    resolved.args[i] = const_cast<int64_t *>(bound->data());
+    resolved.fromBinding[i] = 1;
+  }
+  return GP_RT_SUCCESS;
+}
+
+extern "C" {
+
+GP_RT_EXPORT int32_t gpRtArtifactNumParameters(gpRtArtifact *artifact) {
+  return artifact ? static_cast<int32_t>(artifact->parameters.parameters.size())
+                  : 0;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactGetParameter(gpRtArtifact *artifact,
+                                                 int32_t index,
+                                                 gpRtParameterInfo *info) {
+  if (!artifact || !info || index < 0 ||
+      index >= static_cast<int32_t>(artifact->parameters.parameters.size()))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtArtifactGetParameter: null or no such parameter");
+  const Parameter &parameter = artifact->parameters.parameters[index];
+  std::shared_ptr<const ParameterBindings> bindings =
+      artifact->parameters.current();
+  *info = {parameter.name.c_str(),
+           parameter.elementType.c_str(),
+           static_cast<int32_t>(parameter.shape.size()),
+           parameter.shape.data(),
+           parameter.device.c_str(),
+           bindings && bindings->descriptors[index] ? 1 : 0};
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact,
+                                                  const char *name,
+                                                  const char *elementType,
+                                                  const void *descriptor) {
+  if (!artifact || !name || !elementType || !descriptor)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactBindParameter: null ") +
+                    (!artifact      ? "artifact"
+                     : !name        ? "name"
+                     : !elementType ? "element type"
+                                    : "descriptor") +
+                    (name ? std::string(" (parameter '") + name + "')"
+                          : std::string()));
+  if (!artifact->program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactBindParameter: parameter '") + name +
+                    "': the artifact was opened with gpRtArtifactInspect and "
+                    "cannot run; load it with gpRtArtifactLoad");
+  return guarded("gpRtArtifactBindParameter", [&] {
+    return bindParameter(*artifact, name, elementType, descriptor);
+  });
+}
+
+} // extern "C"
