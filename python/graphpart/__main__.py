@@ -1,10 +1,11 @@
 """python3 -m graphpart convert GRAPH_DIR [-o OUT.mlir] [--device cuda:0]
+                              [--inline-limit BYTES]
 python3 -m graphpart compile-cache CACHE_DIR [--gp-compile PATH]"""
 import argparse
 import sys
 
 from .compiler import compile_cache
-from .convert import convert
+from .convert import INLINE_LIMIT, convert
 from .format import GraphError, load
 
 
@@ -18,6 +19,10 @@ def main(argv=None):
     conv.add_argument("--device", default="cuda:0",
                       help="the device of the program's buffers "
                            "(gp.default_device; cpu or cuda:N)")
+    conv.add_argument("--inline-limit", type=int, default=INLINE_LIMIT,
+                      help="constants up to this many bytes stay in the "
+                           "program; larger ones become parameters "
+                           "(default %(default)s)")
     cache = commands.add_parser(
         "compile-cache", help="compile the graphs the torch.compile backend "
                               "saved without an artifact (docs/PyTorch.md)")
@@ -35,7 +40,9 @@ def main(argv=None):
                   % (len(built), len(failed)), file=sys.stderr)
             return 1 if failed else 0
         graph, constants = load(args.graph)
-        text = convert(graph, constants, args.device)
+        if args.inline_limit < 0:
+            raise GraphError("--inline-limit must be at least 0")
+        text = convert(graph, constants, args.device, args.inline_limit)
     except GraphError as error:
         print("graphpart: error: %s" % error, file=sys.stderr)
         return 1

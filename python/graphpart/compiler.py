@@ -5,8 +5,11 @@ where the compiler tools are installed.
     y = model(x)
 
 `build(graph_dir, out_dir, target)` is the part without torch: a saved
-graph to a loadable artifact, its weights and what `load` needs to know
-(build.json), as the Dynamo backend's cache (dynamo.py) uses it.
+graph to a loadable artifact and what `load` needs to know (build.json: the
+inputs the program writes, its parameters and the files that hold their
+values), as the Dynamo backend's cache (dynamo.py) uses it. The program's
+weights are parameters bound at load (runtime.py), not part of it: a
+module's from the live module, large constants from the graph's files.
 """
 import json
 import os
@@ -16,8 +19,8 @@ import tempfile
 
 from .convert import convert_program
 from .externs import register_extern
-from .format import GraphError, load as load_graph
-from .runtime import load
+from .format import GraphError, load as load_graph, parameter_files
+from .runtime import _read_npy, load
 
 BUILD_FILE = "build.json"
 # A Dynamo cache entry (dynamo.py): the saved graph and how to build it.
@@ -46,8 +49,11 @@ def find_gp_compile(given=None):
 
 def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None):
     """Converts the graph saved in `graph_dir` and compiles it for `target`
-    into `out_dir`: NAME.mlir, NAME.so, weights/ and build.json (artifact,
-    target, the inputs the program writes). Returns build.json's dict."""
+    into `out_dir`: NAME.mlir, NAME.so and build.json (artifact, target, the
+    inputs the program writes, its parameters: each one's kind, "parameter"
+    for a module's state or "constant", and the file holding its value
+    where one was saved, relative to `out_dir`). Returns build.json's
+    dict."""
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
     compiler = _tool("gp-compile", gp_compile)
@@ -55,21 +61,30 @@ def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None):
     os.makedirs(out_dir, exist_ok=True)
     # cuda:0 on both targets: the host backend runs a program's cuda
     # buffers in host memory, captured like on the GPU.
-    text, mutated_inputs = convert_program(graph, constants, "cuda:0")
+    text, mutated_inputs, parameters = convert_program(graph, constants,
+                                                       "cuda:0")
+    saved = parameter_files(graph_dir, graph)
+    constant_files = {c["name"]: os.path.join(graph_dir, c["file"])
+                      for c in graph.get("constants", [])}
+    listed = []
+    for name, _, kind in parameters:
+        file = saved.get(name) if kind == "parameter" else \
+            constant_files.get(name)
+        listed.append({"name": name, "kind": kind, "file": None if file is
+                       None else os.path.relpath(file, out_dir)})
     program = os.path.join(out_dir, graph["name"] + ".mlir")
     with open(program, "w") as f:
         f.write(text)
     artifact = os.path.join(out_dir, graph["name"] + ".so")
-    weights = os.path.join(out_dir, "weights")
     command = [compiler, program, "--bufferize", "--target", target,
-               "--weights", weights, "-o", artifact]
+               "-o", artifact]
     if pipeline_options:
         command += ["-p", pipeline_options]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise GraphError("gp-compile failed:\n" + done.stderr)
     built = {"artifact": os.path.basename(artifact), "target": target,
-             "weights": "weights", "mutated_inputs": list(mutated_inputs),
+             "parameters": listed, "mutated_inputs": list(mutated_inputs),
              "custom_ops": graph.get("custom_ops", {})}
     # Written last: an interrupted build leaves no build.json behind.
     with open(os.path.join(out_dir, BUILD_FILE), "w") as f:
@@ -90,17 +105,26 @@ def register_custom_ops(custom_ops, externs=None, runtime_library=None):
                         runtime_library=runtime_library)
 
 
-def load_built(out_dir, runtime_library=None, externs=None, views=False):
+def load_built(out_dir, runtime_library=None, externs=None, views=False,
+               module=None):
     """Loads what `build` wrote to `out_dir`, custom ops registered first
-    (externs=False: none)."""
+    (externs=False: none). The module's parameters are bound from `module`
+    (without a copy) when given, else from the files the capture saved;
+    constants from their files."""
     with open(os.path.join(out_dir, BUILD_FILE)) as f:
         built = json.load(f)
     if externs is not False:
         register_custom_ops(built.get("custom_ops", {}), externs,
                             runtime_library)
+    files = {}
+    for entry in built.get("parameters", []):
+        if entry["file"] is None or (module is not None and
+                                     entry["kind"] == "parameter"):
+            continue
+        path = os.path.join(out_dir, entry["file"])
+        files[entry["name"]] = _read_npy(path, entry["name"])
     return load(os.path.join(out_dir, built["artifact"]),
-                backend=built["target"],
-                weights=os.path.join(out_dir, built["weights"]),
+                backend=built["target"], parameters=files, module=module,
                 runtime_library=runtime_library,
                 mutated_inputs=built["mutated_inputs"], views=views)
 
@@ -137,7 +161,8 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
             pipeline_options="", gp_compile=None, runtime_library=None,
             externs=None, dynamic=None, method=None):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
-    `target` (host or cuda) and loads it. The intermediate files stay in
+    `target` (host or cuda) and loads it, a module's parameters bound from
+    the module itself (no copy: later updates in place are seen). The intermediate files stay in
     `work_dir` when one is given (else a temporary directory, removed).
     Inputs `fn` writes in place are written by the compiled call too.
     `dynamic` maps input positions to their dimensions that are one
@@ -158,9 +183,14 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
     os.makedirs(work, exist_ok=True)
     try:
         graph_dir = os.path.join(work, "graph")
-        capture(fn, example_inputs, graph_dir, name, dynamic, method)
+        import torch
+        module = fn if isinstance(fn, torch.nn.Module) else None
+        # A module's parameters are bound from the module itself: no copy
+        # of them is saved or made.
+        capture(fn, example_inputs, graph_dir, name, dynamic, method,
+                save_parameters=module is None)
         build(graph_dir, work, target, pipeline_options, compiler)
-        return load_built(work, runtime_library, externs)
+        return load_built(work, runtime_library, externs, module=module)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

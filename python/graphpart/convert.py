@@ -9,9 +9,14 @@ by name). Floating arithmetic runs in f32 and each op's result is rounded
 once to its PyTorch dtype, as PyTorch's kernels do for half types; int64
 arithmetic runs in i64 where PyTorch keeps integers (int64 with bools and
 int numbers), and in f32 where PyTorch promotes to floating point.
-Sizes are static or multiples of symbols ("s0", "16*s0"). Weights and
-other constants become `arith.constant dense<...>` tensors; gp-compile
---weights DIR turns the large ones into weight arguments. Custom ops become
+Sizes are static or multiples of symbols ("s0", "16*s0"). A module's
+parameters and buffers (the graph's "parameters") become arguments of the
+function after the inputs, each named by its fully qualified name
+(`{gp.parameter = "fc.weight"}`), bound when the artifact is loaded; so do
+other constants larger than `inline_limit` bytes (256, as IREE's default),
+named by their graph name; smaller constants stay in the program as
+`arith.constant dense<...>` tensors. So the text does not grow with the
+weights. Custom ops become
 calls of private declarations carrying their schema (gp.mutates, gp.aliases,
 gp.tags), which gp-import makes `gp.fallback` ops. Anything not covered is a
 GraphError naming the op and, when the graph records it, the line of the
@@ -33,9 +38,18 @@ from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
                          parse_dim, product, tensor_type)
 
 
+# Constants up to this many bytes stay in the program; larger ones become
+# parameters (IREE's default threshold for externalizing them).
+INLINE_LIMIT = 256
+
+
 class Converter:
-    def __init__(self, graph, constants, device):
+    def __init__(self, graph, constants, device, inline_limit=INLINE_LIMIT):
         self.graph, self.constants, self.device = graph, constants, device
+        self.inline_limit = inline_limit
+        # The function's parameters, in argument order: (parameter name,
+        # the graph's node name, "parameter" or "constant").
+        self.parameters = []
         self.lines, self.decls = [], {}
         self.values = {}
         self.counter = 0
@@ -455,6 +469,29 @@ class Converter:
                     self.emit("%s = tensor.dim %s, %s : %s" % (
                         name, value.name, self.index(position), value.type))
                     self.symbols[symbol] = name
+        def parameter(node_name, name, dtype, shape, kind):
+            if dtype not in CONSTANT_TYPES:
+                raise GraphError("%s '%s': element type %s is not supported "
+                                 "(f32, f16, bf16, int64 and bool)"
+                                 % (kind, name, dtype))
+            if not name or any(c.isspace() or c in '"\\' for c in name):
+                raise GraphError("%s name '%s' is empty or holds whitespace, "
+                                 "a quote or a backslash" % (kind, name))
+            if any(p[0] == name for p in self.parameters):
+                raise GraphError("two parameters are named '%s'" % name)
+            value = Value("%%param_%d" % len(self.parameters), list(shape),
+                          elem=ELEMENT_TYPES[dtype])
+            self.values[node_name] = value
+            args.append('%s: %s {gp.parameter = "%s"}'
+                        % (value.name, value.type, name))
+            self.parameters.append((name, node_name, kind))
+
+        for entry in graph.get("parameters", []):
+            if any(not isinstance(d, int) for d in entry["shape"]):
+                raise GraphError("parameter '%s' has a symbolic shape %s"
+                                 % (entry["fqn"], entry["shape"]))
+            parameter(entry["name"], entry["fqn"], entry["dtype"],
+                      entry["shape"], "parameter")
         dtypes = {c["name"]: c["dtype"] for c in graph.get("constants", [])}
         for name, array in self.constants.items():
             dtype = dtypes.get(name, str(array.dtype))
@@ -462,6 +499,9 @@ class Converter:
                 raise GraphError("constant '%s': element type %s is not "
                                  "supported (f32, f16, bf16, int64 and bool "
                                  "constants)" % (name, dtype))
+            if array.nbytes > self.inline_limit:
+                parameter(name, name, dtype, array.shape, "constant")
+                continue
             if dtype == "bool":
                 self.values[name] = self.bool_constant(array)
                 continue
@@ -818,14 +858,17 @@ class Converter:
         return values if len(values) != 1 else values[0]
 
 
-def convert(graph, constants, device="cuda:0"):
+def convert(graph, constants, device="cuda:0", inline_limit=INLINE_LIMIT):
     """The MLIR text of `graph`'s function (see the module comment)."""
-    return convert_program(graph, constants, device)[0]
+    return convert_program(graph, constants, device, inline_limit)[0]
 
 
-def convert_program(graph, constants, device="cuda:0"):
+def convert_program(graph, constants, device="cuda:0",
+                    inline_limit=INLINE_LIMIT):
     """(MLIR text, the positions of the inputs the program writes in
-    place, whose final values follow the outputs as extra results)."""
-    converter = Converter(graph, constants, device)
+    place, whose final values follow the outputs as extra results, and
+    the function's parameters in argument order: (parameter name, graph
+    node name, "parameter" for a module's state or "constant"))."""
+    converter = Converter(graph, constants, device, inline_limit)
     text = converter.convert()
-    return text, converter.mutated_inputs
+    return text, converter.mutated_inputs, converter.parameters

@@ -9,6 +9,9 @@ graph.json, format "graphpart-graph" version 1:
                   "device": "cpu"}],
    "constants": [{"name": "w0", "shape": [...], "dtype": "float32",
                   "file": "constants/w0.npy"}],
+   "parameters": [{"name": "p_fc_weight", "fqn": "fc.weight",
+                   "shape": [...], "dtype": "float32",
+                   "file": "parameters/fc.weight.npy"}],
    "nodes":     [{"name": "addmm", "op": "aten::addmm", "overload": "default",
                   "args": [...], "kwargs": {...},
                   "outputs": [{"shape": [...], "dtype": "float32"}],
@@ -22,6 +25,13 @@ A size is an int or, for a dynamic size, a multiple of a symbol ("s0",
 u1, ... are data-dependent (torch.export's unbacked sizes): each is the
 value of the `aten::_local_scalar_dense` node (an `.item()` of an int64
 tensor) that names it with "symbol": "u0".
+
+"parameters" are a module's parameters and buffers: values the program
+reads by node name, like constants, but not part of the program: they
+become its named parameters (`fqn`, the module's fully qualified name),
+bound when the artifact is loaded (from the live module, a state dict, a
+safetensors file or the saved files). "file" is there when the capture
+saved the value.
 
 bfloat16 tensors are saved as their raw bits (uint16 .npy files) with
 "dtype": "bfloat16" in the graph, as gp-run reads them.
@@ -44,13 +54,27 @@ class GraphError(Exception):
     """A graph that cannot be read or converted; the message says why."""
 
 
-def save(graph, directory, constants, dtypes=None):
+def save(graph, directory, constants, dtypes=None, parameters=None):
     """Writes `graph` (a dict as above, without constant files) and the
     arrays of `constants` (name -> numpy array) to `directory`; `dtypes`
     names the element types numpy lacks (name -> "bfloat16" for an array
-    of raw bits)."""
+    of raw bits). `parameters` (fully qualified name -> numpy array, raw
+    bits for bfloat16 as the graph's entry says) are saved as
+    parameters/NAME.npy, each graph["parameters"] entry naming its file."""
     os.makedirs(os.path.join(directory, "constants"), exist_ok=True)
     graph = dict(graph)
+    entries = []
+    for entry in graph.get("parameters", []):
+        entry = dict(entry)
+        entry.pop("file", None)
+        if parameters is not None and entry["fqn"] in parameters:
+            os.makedirs(os.path.join(directory, "parameters"), exist_ok=True)
+            path = os.path.join("parameters", entry["fqn"] + ".npy")
+            np.save(os.path.join(directory, path),
+                    np.array(parameters[entry["fqn"]], order="C"))
+            entry["file"] = path
+        entries.append(entry)
+    graph["parameters"] = entries
     graph["format"], graph["version"] = FORMAT, VERSION
     entries = []
     for name, array in constants.items():
@@ -99,4 +123,21 @@ def load(directory):
                              f"has shape {list(array.shape)}, the graph says "
                              f"{entry['shape']}")
         constants[entry["name"]] = array
+    seen = set()
+    for entry in graph.get("parameters", []):
+        for key in ("name", "fqn", "shape", "dtype"):
+            if key not in entry:
+                raise GraphError(f"{path}: a parameter without '{key}'")
+        if entry["fqn"] in seen or not entry["fqn"] or any(
+                c.isspace() for c in entry["fqn"]):
+            raise GraphError(f"{path}: parameter name '{entry['fqn']}' is "
+                             "empty, repeated or holds whitespace")
+        seen.add(entry["fqn"])
     return graph, constants
+
+
+def parameter_files(directory, graph):
+    """The files the capture saved of `graph`'s parameters: fully
+    qualified name -> path."""
+    return {entry["fqn"]: os.path.join(directory, entry["file"])
+            for entry in graph.get("parameters", []) if "file" in entry}

@@ -1,37 +1,64 @@
 """Run GraphPart artifacts from Python on torch tensors, through the
-runtime's C ABI (ctypes; no compiler needed).
+runtime's C ABI (no compiler needed).
 
-    model = graphpart.load("model.so", backend="host", weights="model.w")
+    model = graphpart.load("model.so", module=torch_module)   # bound once
     y = model(x)                    # the first entry; model.entry("f")(x)
 
-Contiguous arguments are passed without copies: each tensor's data
-pointer, sizes and strides become the entry's descriptor, so a replay reads
-the caller's memory (CPU tensors on the host backend, CUDA tensors on the
-program's device on the cuda backend). Entries take row-major arguments,
-so a strided view (a transpose, a slice) is copied first. Results are
-copied (on the device, by PyTorch) into fresh tensors, which stay valid
-whatever runs next; with `views=True` they are returned as views of the
+Parameters. A program's weights are its named parameters (the module's
+fully qualified names, `gp.parameter` in the IR), bound once when the
+artifact is loaded, never passed per call:
+- `module=`: the live module's own tensors, without a copy. The program
+  reads them where they lie, so an update in place (`load_state_dict`,
+  an optimizer step, `p.data.copy_(...)`) is seen by the next call and no
+  second copy of the weights exists. A tensor the module replaces or
+  moves (`.to()`, `load_state_dict(assign=True)`, `m.w = Parameter(...)`)
+  is bound again before the next call when it still fits (dtype, shape,
+  device), else the call fails naming the parameter; nothing reads the old
+  memory.
+- `parameters=`: a state dict (name -> tensor or numpy array), a
+  `.safetensors` file, a directory of NAME.npy files (what capture saves
+  in GRAPH/parameters/, and gp-compile --weights writes), or a list of
+  these (the first that has a name wins). Values are copied once to the
+  program's device. They take precedence over `module`.
+A parameter missing, of the wrong dtype or shape, or on the wrong device is
+a GraphError at load naming it, and nothing runs.
+
+Calls. User tensors are passed without copies (their data pointers, sizes
+and strides become the entry's descriptors; entries take row-major
+arguments, so a strided view is copied first). On the cuda backend a call
+is ordered on PyTorch's current CUDA stream (the runtime waits for the
+work queued there and makes later work there wait for the call), with no
+device-wide synchronization before or after; it returns once the work is
+queued. Results are copied (on that stream) into fresh tensors, which stay
+valid whatever runs next; with `views=True` they are views of the
 program's memory instead, valid until the entry runs again on the thread
-(`debug_overwrite=True` poisons the stale ones: see load). A program
-that writes its inputs in place (`x.add_(y)`, `y.copy_(z)`) returns their
-final values after its outputs (convert_program's `mutated_inputs`); given
-`mutated_inputs=`, the call copies those back into the argument tensors and
-returns the outputs only, as the PyTorch function did. Before a call on the cuda backend the
-runtime waits for PyTorch's queued work, and the call returns once its
-results are written.
+(`debug_overwrite=True` poisons the stale ones: see load). A program that
+writes its inputs in place returns their final values after its outputs
+(convert_program's `mutated_inputs`); given `mutated_inputs=`, the call
+copies those back into the argument tensors and returns the outputs only,
+as the PyTorch function did.
+
+The per-call work is done by a small C++ extension (_native.cpp), built on
+first use with torch.utils.cpp_extension and cached (GRAPHPART_NATIVE_DIR,
+default ~/.cache/graphpart): a call costs the same whatever the number of
+parameters. Where it cannot be built the same checks run in Python through
+ctypes (`Artifact.native` says which, `native_error()` why);
+GRAPHPART_NATIVE=0 turns it off, GRAPHPART_NATIVE=require makes a failed
+build an error.
 """
 import ctypes
+import hashlib
 import os
+import weakref
 
 import numpy as np
 
 from .format import GraphError
+from .parameters import read_safetensors
 
 _TORCH_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
                  "bf16": "bfloat16", "i64": "int64", "i32": "int32",
-                 "i8": "int8", "ui8": "uint8", "i1": "bool"}
-
-
+                 "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
 
 class _CudaMemory:
     """Device memory as __cuda_array_interface__ bytes, so torch.as_tensor
@@ -71,7 +98,7 @@ class _ValueInfo(ctypes.Structure):
     _fields_ = [("isBuffer", ctypes.c_int32), ("elementType", ctypes.c_char_p),
                 ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("device", ctypes.c_char_p)]
+                ("device", ctypes.c_char_p), ("parameter", ctypes.c_char_p)]
 
 
 class _EntryInfo(ctypes.Structure):
@@ -79,6 +106,13 @@ class _EntryInfo(ctypes.Structure):
                 ("args", ctypes.POINTER(_ValueInfo)),
                 ("numResults", ctypes.c_int32),
                 ("results", ctypes.POINTER(_ValueInfo))]
+
+
+class _ParameterInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("elementType", ctypes.c_char_p),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("device", ctypes.c_char_p), ("bound", ctypes.c_int32)]
 
 
 def _runtime(path=None):
@@ -96,27 +130,149 @@ def _runtime(path=None):
     return lib
 
 
+# -- the native call path ----------------------------------------------------
+_NATIVE = {}
+
+
+def _native():
+    """The C++ extension (built once per process and cached on disk), or
+    None where it cannot be built (native_error() says why)."""
+    if "module" in _NATIVE:
+        return _NATIVE["module"]
+    mode = os.environ.get("GRAPHPART_NATIVE", "1")
+    module, error = None, None
+    if mode == "0":
+        error = "GRAPHPART_NATIVE=0"
+    else:
+        try:
+            import torch
+            from torch.utils import cpp_extension
+            source = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "_native.cpp")
+            with open(source, "rb") as f:
+                digest = hashlib.sha1(f.read() + torch.__version__.encode()
+                                      ).hexdigest()[:12]
+            directory = os.environ.get("GRAPHPART_NATIVE_DIR") or \
+                os.path.join(os.path.expanduser("~"), ".cache", "graphpart")
+            directory = os.path.join(directory, "native-" + digest)
+            os.makedirs(directory, exist_ok=True)
+            module = cpp_extension.load(
+                name="graphpart_native_" + digest, sources=[source],
+                build_directory=directory, extra_cflags=["-O2"],
+                verbose=False)
+            module.set_error_type(GraphError)
+        except Exception as failure:  # a compiler's or loader's, any type
+            module, error = None, "%s: %s" % (type(failure).__name__,
+                                              failure)
+            if mode == "require":
+                raise GraphError("GRAPHPART_NATIVE=require: the native call "
+                                 "path cannot be built: " + error)
+    _NATIVE["module"], _NATIVE["error"] = module, error
+    return module
+
+
+def native_error():
+    """Why the native call path is not in use (None when it is, or before
+    any artifact was loaded)."""
+    return _NATIVE.get("error")
+
+
+# -- where module tensors are replaced ----------------------------------------
+# Artifacts bound to live modules: a parameter or buffer registered
+# anywhere (`m.w = Parameter(...)`, load_state_dict(assign=True)) makes
+# each look its module's tensors up again before its next call.
+_WATCHING = weakref.WeakSet()
+_HOOKS = {}
+
+
+def _watch_registrations(torch):
+    if "installed" in _HOOKS:
+        return _HOOKS["installed"]
+    module = torch.nn.modules.module
+    parameter = getattr(module, "register_module_parameter_registration_hook",
+                        None)
+    buffer = getattr(module, "register_module_buffer_registration_hook", None)
+    installed = parameter is not None and buffer is not None
+    if installed:
+        def registered(*_):
+            for artifact in list(_WATCHING):
+                artifact._stale = True
+        _HOOKS["handles"] = (parameter(registered), buffer(registered))
+    _HOOKS["installed"] = installed
+    return installed
+
+
+def _module_tensors(module):
+    """name -> (the dict holding it, its key) for every parameter and buffer
+    of `module`, under every name (tied tensors under each)."""
+    found = {}
+    for prefix, sub in module.named_modules(remove_duplicate=False):
+        for holder in (sub._parameters, sub._buffers):
+            for key, tensor in holder.items():
+                if tensor is not None:
+                    found[prefix + "." + key if prefix else key] = (holder,
+                                                                    key)
+    return found
+
+
+class _Parameter:
+    """A parameter the program takes, as the manifest declares it."""
+
+    def __init__(self, info):
+        self.name = info.name.decode()
+        self.element = info.elementType.decode()
+        self.shape = [info.shape[i] for i in range(info.rank)]
+        self.device = info.device.decode()
+
+
 class Entry:
     """One entry point, called with torch tensors (and ints for index
-    arguments); returns a tensor or a tuple of them."""
+    arguments): the user's inputs, parameters bound at load. Returns a
+    tensor or a tuple of them."""
 
     def __init__(self, artifact, index, info, mutated_inputs=()):
         self.artifact, self.index = artifact, index
         self.name = info.name.decode()
         self.args = [info.args[i] for i in range(info.numArgs)]
         self.results = [info.results[i] for i in range(info.numResults)]
+        self.parameters = {i: a.parameter.decode() for i, a in
+                           enumerate(self.args) if a.parameter}
+        self.user_args = [i for i in range(len(self.args))
+                          if i not in self.parameters]
         self.mutated_inputs = list(mutated_inputs)
         if len(self.mutated_inputs) > len(self.results) or any(
-                not 0 <= i < len(self.args) for i in self.mutated_inputs):
+                i not in self.user_args for i in self.mutated_inputs):
             raise GraphError("%s: mutated_inputs %s do not fit an entry of "
-                             "%d argument(s) and %d result(s)" % (
+                             "%d input(s) and %d result(s)" % (
                                  self.name, self.mutated_inputs,
-                                 len(self.args), len(self.results)))
+                                 len(self.user_args), len(self.results)))
+        # Results in host memory of a cuda program are read at once.
+        self.host_results = artifact.target == "cuda" and any(
+            r.isBuffer and artifact.memory_device(r.device.decode()) ==
+            "cpu" for r in self.results)
+        self._native = None
+
+    def _use_native(self, native, functions):
+        artifact = self.artifact
+        args = [(bool(a.isBuffer), i in self.parameters,
+                 a.elementType.decode() if a.isBuffer else "",
+                 [a.shape[d] for d in range(a.rank)] if a.isBuffer else [])
+                for i, a in enumerate(self.args)]
+        results = [(bool(r.isBuffer),
+                    r.elementType.decode() if r.isBuffer else "", r.rank,
+                    r.isBuffer and artifact.memory_device(
+                        r.device.decode()) == "cpu")
+                   for r in self.results]
+        device = artifact.device_index()
+        self._native = native.EntryCaller(
+            functions, artifact.handle.value, artifact.program.value,
+            self.index, self.name, args, results, artifact.target == "cuda",
+            device, bool(artifact.views), self.mutated_inputs)
 
     def _describe(self, position, value, spec):
         import torch
         if not spec.isBuffer:
-            if not isinstance(value, int):
+            if not isinstance(value, int) or isinstance(value, bool):
                 raise GraphError("%s: argument %d is an index; got %r"
                                  % (self.name, position, type(value)))
             return ctypes.c_int64(value), None
@@ -134,12 +290,19 @@ class Entry:
             raise GraphError("%s: argument %d has shape %s; the entry takes "
                              "%s" % (self.name, position, list(value.shape),
                                      ["?" if s < 0 else s for s in shape]))
+        if value.is_meta:
+            raise GraphError("%s: argument %d is a meta tensor, which holds "
+                             "no data" % (self.name, position))
         cuda = self.artifact.target == "cuda"
         if value.is_cuda != cuda:
             raise GraphError("%s: argument %d is on %s; a %s artifact takes "
                              "%s tensors" % (self.name, position,
                                              value.device, self.artifact.target,
                                              "CUDA" if cuda else "CPU"))
+        if cuda and value.device.index != self.artifact.device_index():
+            raise GraphError("%s: argument %d is on %s; the program runs on "
+                             "cuda:%d" % (self.name, position, value.device,
+                                          self.artifact.device_index()))
         # Entry arguments have row-major layouts (gp-compile bufferizes
         # function boundaries to identity layouts): a strided view is
         # copied, everything else is passed as it lies.
@@ -149,35 +312,46 @@ class Entry:
         return (ctypes.c_int64 * len(words))(*words), value
 
     def __call__(self, *values):
+        artifact = self.artifact
+        if not artifact.handle:
+            raise GraphError("call %s: the artifact was closed" % self.name)
+        if artifact._stale or artifact._moved():
+            artifact._refresh()
+        if self._native is not None:
+            return self._native.call(artifact._stream(), *values)
+        return self._call_ctypes(values)
+
+    def _call_ctypes(self, values):
         import torch
-        if len(values) != len(self.args) - len(self.artifact.weights.get(
-                self.name, [])):
+        artifact = self.artifact
+        if len(values) != len(self.user_args):
             raise GraphError("%s takes %d argument(s), got %d" % (
-                self.name, len(self.args) -
-                len(self.artifact.weights.get(self.name, [])), len(values)))
-        values = list(values) + self.artifact.weights.get(self.name, [])
-        slots, keep = [], []
-        for position, (value, spec) in enumerate(zip(values, self.args)):
-            slot, tensor = self._describe(position, value, spec)
-            slots.append(slot)
-            keep.append(tensor)
-        args = (ctypes.c_void_p * max(1, len(slots)))(
-            *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
+                self.name, len(self.user_args), len(values)))
+        slots, keep = [None] * len(self.args), []
+        for user, (position, value) in enumerate(zip(self.user_args,
+                                                     values)):
+            slot, tensor = self._describe(user, value, self.args[position])
+            slots[position] = ctypes.cast(ctypes.pointer(slot),
+                                          ctypes.c_void_p)
+            keep.append((slot, tensor))
+        args = (ctypes.c_void_p * max(1, len(slots)))(*slots)
         results = [(ctypes.c_int64 * (3 + 2 * r.rank))() if r.isBuffer
                    else ctypes.c_int64() for r in self.results]
         result_ptrs = (ctypes.c_void_p * max(1, len(results)))(
             *[ctypes.cast(ctypes.pointer(r), ctypes.c_void_p)
               for r in results])
-        if self.artifact.target == "cuda":
-            torch.cuda.synchronize()
-        lib = self.artifact.lib
-        self.artifact.check(lib.gpRtArtifactCall(
-            self.artifact.handle, self.index, args, result_ptrs),
-            "call " + self.name)
-        # Results stay in the program's memory until the next call: wait
-        # for the work, then view them there (views=True) or copy them.
-        self.artifact.check(lib.gpRtProgramSynchronize(self.artifact.program),
-                            "call " + self.name)
+        lib = artifact.lib
+        if artifact.target == "cuda":
+            artifact.check(lib.gpRtArtifactCallOnStream(
+                artifact.handle, self.index, args, result_ptrs,
+                ctypes.c_void_p(artifact._stream())), "call " + self.name)
+            if self.host_results:
+                artifact.check(lib.gpRtProgramSynchronize(artifact.program),
+                               "call " + self.name)
+        else:
+            artifact.check(lib.gpRtArtifactCall(
+                artifact.handle, self.index, args, result_ptrs),
+                "call " + self.name)
         outputs = []
         for spec, storage in zip(self.results, results):
             if not spec.isBuffer:
@@ -185,23 +359,27 @@ class Entry:
                 continue
             dtype = getattr(torch, _TORCH_DTYPES[spec.elementType.decode()])
             view = _view(torch, ctypes.addressof(storage), spec.rank, dtype,
-                         self.artifact.memory_device(spec.device.decode()))
-            outputs.append(view if self.artifact.views else
+                         artifact.memory_device(spec.device.decode()))
+            outputs.append(view if artifact.views else
                            view.clone(memory_format=torch.contiguous_format))
         if self.mutated_inputs:
             written = outputs[len(outputs) - len(self.mutated_inputs):]
             outputs = outputs[:len(outputs) - len(self.mutated_inputs)]
             for position, value in zip(self.mutated_inputs, written):
-                values[position].copy_(value)
+                values[self.user_args.index(position)].copy_(value)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 class Artifact:
     """A loaded artifact; calling it calls its first entry."""
 
-    def __init__(self, path, backend=None, device=-1, weights=None,
-                 runtime_library=None, mutated_inputs=None, views=False,
-                 debug_overwrite=False):
+    def __init__(self, path, backend=None, device=-1, parameters=None,
+                 module=None, runtime_library=None, mutated_inputs=None,
+                 views=False, debug_overwrite=False):
+        import torch
+        self.handle = None
+        self._stale, self._module, self._bound = False, None, {}
+        self._tracked, self._watch, self._identity_checks = [], None, False
         self.lib = _runtime(runtime_library)
         self.views, self.device = views, device
         inspected = ctypes.c_void_p()
@@ -213,16 +391,24 @@ class Artifact:
         backend = backend or self.target
         if backend not in ("host", "cuda"):
             raise GraphError("backend must be host or cuda, got %r" % backend)
-        self.handle = ctypes.c_void_p()
+        handle = ctypes.c_void_p()
         self.check(self.lib.gpRtArtifactLoad(
             path.encode(), 0 if backend == "host" else 1, device,
-            ctypes.byref(self.handle)), "load " + path)
+            ctypes.byref(handle)), "load " + path)
+        self.handle = handle
         self.program = ctypes.c_void_p()
         self.check(self.lib.gpRtArtifactGetProgram(
             self.handle, ctypes.byref(self.program)), "load " + path)
         if debug_overwrite:
             self.check(self.lib.gpRtArtifactSetDebugOverwrite(self.handle, 1),
                        "load " + path)
+        self.parameters = {}
+        for index in range(self.lib.gpRtArtifactNumParameters(self.handle)):
+            info = _ParameterInfo()
+            self.check(self.lib.gpRtArtifactGetParameter(
+                self.handle, index, ctypes.byref(info)), "load " + path)
+            parameter = _Parameter(info)
+            self.parameters[parameter.name] = parameter
         self.entries = {}
         count = self.lib.gpRtArtifactNumEntries(self.handle)
         if isinstance(mutated_inputs, (list, tuple)):
@@ -243,25 +429,196 @@ class Artifact:
         if mutated_inputs:
             raise GraphError("mutated_inputs names no entry: %s"
                              % ", ".join(map(str, mutated_inputs)))
-        self.weights = self._read_weights(weights) if weights else {}
+        named = [p.device for p in self.parameters.values()] + [
+            a.device.decode() for e in self.entries.values()
+            for a in e.args + e.results if a.isBuffer]
+        self._device_index = device if device >= 0 else next(
+            (int(d.partition(":")[2] or 0) for d in named
+             if d.startswith("cuda")), 0)
+        if self.target == "cuda":
+            index = self.device_index()
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            self._stream = (lambda: raw(index)) if raw else \
+                (lambda: torch.cuda.current_stream(index).cuda_stream)
+        else:
+            self._stream = lambda: 0
+        native = _native()
+        self.native = native is not None
+        if native is not None:
+            self._watch = native.BoundTensors()
+        self.bind(parameters=parameters, module=module)
+        if native is not None:
+            functions = {key: ctypes.cast(getattr(self.lib, symbol),
+                                          ctypes.c_void_p).value
+                         for key, symbol in (
+                             ("call_on_stream", "gpRtArtifactCallOnStream"),
+                             ("call", "gpRtArtifactCall"),
+                             ("last_error", "gpRtGetLastError"),
+                             ("synchronize", "gpRtProgramSynchronize"))}
+            for entry in self.entries.values():
+                entry._use_native(native, functions)
 
-    def _read_weights(self, directory):
-        """gp-compile --weights DIR: each entry's trailing weight
-        arguments, listed in DIR/<entry>.weights."""
+    # -- parameters ---------------------------------------------------------
+    def bind(self, parameters=None, module=None):
+        """Binds every parameter the program takes (see the module
+        comment): from `parameters` (a state dict, a .safetensors file, a
+        directory of NAME.npy, or a list of these) and, for the names they
+        lack, from `module`'s own tensors without a copy. Raises GraphError
+        naming the parameters missing or unfit; on an error nothing is
+        bound anew."""
         import torch
-        weights = {}
-        for name, entry in self.entries.items():
-            listing = os.path.join(directory, name + ".weights")
-            if not os.path.exists(listing):
-                continue
-            with open(listing) as f:
-                files = [line.strip() for line in f if line.strip()]
-            tensors = [torch.from_numpy(np.load(os.path.join(directory, f)))
-                       for f in files]
-            if self.target == "cuda":
-                tensors = [t.cuda() for t in tensors]
-            weights[name] = tensors
-        return weights
+        names = list(self.parameters)
+        given = _read_sources(parameters, set(names))
+        found = _module_tensors(module) if module is not None else {}
+        missing = [n for n in names if n not in given and n not in found]
+        if missing:
+            raise GraphError(
+                "load: %d parameter(s) of the program not given: %s%s; pass "
+                "module= (the module it was captured from) or parameters= "
+                "(a state dict, .safetensors file or directory)" % (
+                    len(missing), ", ".join(missing[:8]),
+                    ", ..." if len(missing) > 8 else ""))
+        bound, tracked = {}, []
+        for name in names:
+            parameter = self.parameters[name]
+            if name in given:
+                tensor = self._owned(parameter, given[name])
+            else:
+                holder, key = found[name]
+                tensor = holder[key]
+                tracked.append((name, holder, key, tensor))
+            self._check_fits(parameter, tensor)
+            bound[name] = tensor
+        for name, tensor in bound.items():
+            self._bind_one(self.parameters[name], tensor)
+        self._bound, self._tracked, self._module = bound, tracked, module
+        self._pointers = [t.data_ptr() for _, _, _, t in tracked]
+        if self._watch is not None:
+            self._watch.set([t for _, _, _, t in tracked])
+        self._stale = False
+        if tracked:
+            _WATCHING.add(self)
+            self._identity_checks = not _watch_registrations(torch)
+        else:
+            _WATCHING.discard(self)
+        # Per call: whether a bound module tensor moved (its data pointer,
+        # in C++ where it can) or, without registration hooks, was replaced.
+        if not tracked:
+            self._moved = lambda: False
+        elif self._watch is not None and not self._identity_checks:
+            self._moved = lambda: self._watch.moved() >= 0
+        else:
+            self._moved = self._moved_python
+
+    def _owned(self, parameter, value):
+        """A value read from a file or state dict, as a tensor of the
+        program's memory (copied once)."""
+        import torch
+        if isinstance(value, tuple):  # (numpy array, element) from a file
+            array, element = value
+            if element != parameter.element:
+                raise GraphError("parameter '%s' is %s in the file; the "
+                                 "program takes %s" % (parameter.name,
+                                                       element,
+                                                       parameter.element))
+            # A copy: arrays read from files may be read-only.
+            array = np.array(array, order="C")
+            if element == "bf16":
+                tensor = torch.from_numpy(array.view(np.int16)).view(
+                    torch.bfloat16)
+            else:
+                tensor = torch.from_numpy(array)
+        elif isinstance(value, np.ndarray):
+            tensor = torch.from_numpy(np.array(value, order="C"))
+        elif isinstance(value, torch.Tensor):
+            tensor = value.detach()
+        else:
+            raise GraphError("parameter '%s': %r is not a tensor"
+                             % (parameter.name, type(value).__name__))
+        target = self.memory_device(parameter.device)
+        if tensor.device.type == "meta":
+            return tensor
+        copy = tensor.to(target).contiguous()
+        # The program keeps its own copy: a later change to the given
+        # tensor is not seen (bind module= for that).
+        return copy.clone() if copy.data_ptr() == tensor.data_ptr() else copy
+
+    def _check_fits(self, parameter, tensor):
+        import torch
+        name = parameter.name
+        wanted = getattr(torch, _TORCH_DTYPES.get(parameter.element, ""),
+                         None)
+        if tensor.dtype != wanted:
+            raise GraphError("parameter '%s' is %s; the program takes %s"
+                             % (name, tensor.dtype, parameter.element))
+        if tensor.dim() != len(parameter.shape) or any(
+                s >= 0 and s != d for s, d in zip(parameter.shape,
+                                                  tensor.shape)):
+            raise GraphError("parameter '%s' has shape %s; the program takes "
+                             "%s" % (name, list(tensor.shape),
+                                     ["?" if s < 0 else s
+                                      for s in parameter.shape]))
+        if tensor.is_meta:
+            raise GraphError("parameter '%s' is a meta tensor, which holds no "
+                             "data" % name)
+        where = self.memory_device(parameter.device)
+        if str(tensor.device) != where and not (
+                where == "cpu" and tensor.device.type == "cpu"):
+            raise GraphError("parameter '%s' is on %s; the program reads it "
+                             "on %s" % (name, tensor.device, where))
+        if not tensor.is_contiguous():
+            raise GraphError("parameter '%s' is not contiguous (strides %s): "
+                             "the program reads it in place, row-major"
+                             % (name, list(tensor.stride())))
+
+    def _bind_one(self, parameter, tensor):
+        words = [tensor.data_ptr(), tensor.data_ptr(), 0]
+        words += list(tensor.shape) + list(tensor.stride())
+        descriptor = (ctypes.c_int64 * len(words))(*words)
+        self.check(self.lib.gpRtArtifactBindParameter(
+            self.handle, parameter.name.encode(), parameter.element.encode(),
+            descriptor), "bind parameter '%s'" % parameter.name)
+
+    def _moved_python(self):
+        if any(t.data_ptr() != p for (_, _, _, t), p in
+               zip(self._tracked, self._pointers)):
+            return True
+        return self._identity_checks and any(
+            holder.get(key) is not t for _, holder, key, t in self._tracked)
+
+    def _refresh(self):
+        """Binds the module's tensors again where they were replaced or
+        moved; a tensor that no longer fits fails, naming it."""
+        if self._module is None:
+            self._stale = False
+            return
+        found = _module_tensors(self._module)
+        tracked, changed = [], []
+        for name, holder, key, old in self._tracked:
+            if name not in found:
+                raise GraphError("parameter '%s' is no longer in the module"
+                                 % name)
+            holder, key = found[name]
+            tensor = holder[key]
+            self._check_fits(self.parameters[name], tensor)
+            tracked.append((name, holder, key, tensor))
+            if tensor is not old or tensor.data_ptr() != old.data_ptr() or \
+                    tensor.data_ptr() != self._pointers[len(tracked) - 1]:
+                changed.append((name, tensor))
+        for name, tensor in changed:
+            self._bind_one(self.parameters[name], tensor)
+            self._bound[name] = tensor
+        self._tracked = tracked
+        self._pointers = [t.data_ptr() for _, _, _, t in tracked]
+        if self._watch is not None:
+            self._watch.set([t for _, _, _, t in tracked])
+        self._stale = False
+
+    # -----------------------------------------------------------------------
+    def device_index(self):
+        """The cuda device the program runs on: the one given at load, else
+        the first its buffers name."""
+        return self._device_index
 
     def memory_device(self, device):
         """Where a buffer the manifest places on `device` lies, as torch
@@ -288,6 +645,7 @@ class Artifact:
 
     def close(self):
         if self.handle:
+            _WATCHING.discard(self)
             self.lib.gpRtArtifactUnload(self.handle)
             self.handle = None
 
@@ -298,16 +656,71 @@ class Artifact:
             pass
 
 
-def load(path, backend=None, device=-1, weights=None, runtime_library=None,
-         mutated_inputs=None, views=False, debug_overwrite=False):
-    """Loads the artifact gp-compile made at `path` (see the module
-    comment); `weights` is the directory gp-compile --weights wrote;
-    `mutated_inputs` lists the argument positions whose final values are
-    the trailing results (a list for a one-entry artifact, else a dict
-    from entry name to list). `views=True` returns results as views of the
-    program's memory, without copies, valid until the entry runs again;
-    `debug_overwrite=True` makes a later call poison the views it
-    overwrites (NaN, -1) rather than show its own values, to find reads of
-    stale views."""
-    return Artifact(path, backend, device, weights, runtime_library,
-                    mutated_inputs, views, debug_overwrite)
+def _read_sources(sources, names):
+    """name -> value (a tensor, a numpy array, or (array, element) from a
+    file) for each of `names` the sources hold, the first source winning."""
+    if sources is None:
+        return {}
+    if not isinstance(sources, (list, tuple)):
+        sources = [sources]
+    found = {}
+    for source in sources:
+        wanted = names - set(found)
+        if isinstance(source, dict):
+            found.update({n: source[n] for n in wanted if n in source})
+        elif isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            if os.path.isdir(path):
+                for name in wanted:
+                    file = os.path.join(path, name + ".npy")
+                    if os.path.exists(file):
+                        found[name] = _read_npy(file, name)
+            elif os.path.isfile(path):
+                found.update(read_safetensors(path, wanted))
+            else:
+                raise GraphError("parameters: '%s' is neither a directory nor "
+                                 "a .safetensors file" % path)
+        else:
+            raise GraphError("parameters: %r is not a state dict, a path or a "
+                             "list of them" % type(source).__name__)
+    return found
+
+
+def _read_npy(path, name):
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise GraphError("parameter '%s': cannot read %s: %s"
+                         % (name, path, error))
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    element = {"float64": "f64", "float32": "f32", "float16": "f16",
+               "uint16": "bf16", "int64": "i64", "int32": "i32",
+               "int16": "i16", "int8": "i8", "uint8": "ui8",
+               "bool": "i1"}.get(str(array.dtype))
+    if element is None:
+        raise GraphError("parameter '%s': %s holds %s, which no parameter "
+                         "takes" % (name, path, array.dtype))
+    return array, element
+
+
+def load(path, backend=None, device=-1, parameters=None, module=None,
+         weights=None, runtime_library=None, mutated_inputs=None,
+         views=False, debug_overwrite=False):
+    """Loads the artifact gp-compile made at `path` and binds its
+    parameters (see the module comment): from `module`, the live module it
+    was captured from (no copy; updates in place are seen), or from
+    `parameters` (a state dict, .safetensors file, directory of NAME.npy,
+    or a list of them); `weights` is the directory gp-compile --weights
+    wrote, read as `parameters`. `mutated_inputs` lists the argument
+    positions whose final values are the trailing results (a list for a
+    one-entry artifact, else a dict from entry name to list). `views=True`
+    returns results as views of the program's memory, without copies,
+    valid until the entry runs again; `debug_overwrite=True` makes a later
+    call poison the views it overwrites (NaN, -1) rather than show its own
+    values, to find reads of stale views."""
+    if weights is not None:
+        parameters = [parameters, weights] if parameters is not None else \
+            weights
+    return Artifact(path, backend, device, parameters, module,
+                    runtime_library, mutated_inputs, views, debug_overwrite)

@@ -4,8 +4,11 @@
 
 traces `fn` to ATen ops, with `torch.export` (PyTorch 2.1 and later; the
 default where it exists) or `make_fx` (PyTorch 1.13 and later): every op
-with its overload, arguments, result shapes and dtypes; parameters and
-other tensors the trace holds become constants saved as .npy; custom ops
+with its overload, arguments, result shapes and dtypes; a module's
+parameters and buffers become the graph's named parameters (their fully
+qualified names, dtypes and shapes; their values saved as
+`parameters/<name>.npy` unless `save_parameters=False`), other tensors the
+trace holds become constants saved as .npy; custom ops
 (any namespace other than aten and prims) keep their schema: the operands
 they write (`mutates`) and their tags (`cudagraph_unsafe` where the op
 carries it). Needs torch; converting the result does not.
@@ -107,7 +110,7 @@ def _has_export():
 
 
 def capture(fn, example_inputs, directory, name=None, dynamic=None,
-            method=None):
+            method=None, save_parameters=True):
     """Traces `fn(*example_inputs)` and saves the graph to `directory`.
     `dynamic` maps an input's position to the dimensions that are one
     symbolic size s0 (all of the same example size). With torch.export
@@ -115,8 +118,12 @@ def capture(fn, example_inputs, directory, name=None, dynamic=None,
     is traced again with that size grown by one, and every size that
     differs between the two traces becomes a multiple of s0 (an op
     sequence that differs is an error). `method` is "export" or "make_fx"
-    (default: export where the installed PyTorch has it). Returns the graph
-    dict."""
+    (default: export where the installed PyTorch has it). A module's
+    parameters and buffers are the graph's "parameters", named by their
+    fully qualified names, to be bound when the artifact is loaded; their
+    values are saved too (parameters/NAME.npy) unless `save_parameters` is
+    false (the program is then loaded from the live module). Returns the
+    graph dict."""
     name = name or getattr(fn, "__name__", None) or type(fn).__name__
     name = re.sub(r"\W", "_", name)
     method = method or ("export" if _has_export() else "make_fx")
@@ -124,13 +131,15 @@ def capture(fn, example_inputs, directory, name=None, dynamic=None,
         if not _has_export():
             raise fmt.GraphError("method='export' needs PyTorch 2.1 or "
                                  "later")
-        graph, constants, dtypes = _export(fn, example_inputs, name, dynamic)
-        fmt.save(graph, directory, constants, dtypes)
+        graph, constants, dtypes, values = _export(fn, example_inputs, name,
+                                                   dynamic)
+        fmt.save(graph, directory, constants, dtypes,
+                 values if save_parameters else None)
         return graph
     if method != "make_fx":
         raise fmt.GraphError("method must be 'export' or 'make_fx', got %r"
                              % (method,))
-    graph, constants, dtypes = _trace(fn, example_inputs, name)
+    graph, constants, dtypes, values = _trace(fn, example_inputs, name)
     if dynamic:
         sizes = {example_inputs[i].shape[d] for i, dims in dynamic.items()
                  for d in dims}
@@ -144,10 +153,11 @@ def capture(fn, example_inputs, directory, name=None, dynamic=None,
             for d in dynamic.get(i, []):
                 shape[d] += 1
             grown.append(_like(tensor, shape))
-        other, _, _ = _trace(fn, grown, name)
+        other = _trace(fn, grown, name)[0]
         graph = _generalize(graph, other, size)
         graph["symbols"] = {"s0": {"min": 1}}
-    fmt.save(graph, directory, constants, dtypes)
+    fmt.save(graph, directory, constants, dtypes,
+             values if save_parameters else None)
     return graph
 
 
@@ -198,6 +208,8 @@ def _generalize(first, second, size):
         merge(a, b, "op %s (node '%s')" % (a["op"], a["name"]))
         for a, b in zip(first["nodes"], second["nodes"])]
     merged["outputs"] = merge(first["outputs"], second["outputs"], "outputs")
+    merged["parameters"] = merge(first.get("parameters", []),
+                                 second.get("parameters", []), "a parameter")
     return merged
 
 
@@ -208,19 +220,50 @@ def _trace(fn, example_inputs, name):
     traced = make_fx(fn)(*example_inputs)
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
-    constants, constant_dtypes = {}, {}
+    constants, constant_dtypes, values = {}, {}, {}
 
     def attribute(node):
         return getattr(traced, node.target)
 
+    # make_fx names a module's tensors _param_constant0, ...: each is the
+    # module's own tensor, found by its storage.
+    state = _module_state(fn) if isinstance(fn, torch.nn.Module) else {}
+    parameters = {}
+    for node in traced.graph.nodes:
+        if node.op == "get_attr":
+            found = state.get(_storage_key(attribute(node)))
+            if found is not None:
+                parameters[node.name] = found
     _serialize(traced.graph, graph, constants, constant_dtypes,
-               attribute=attribute)
+               attribute=attribute, parameters=parameters, values=values)
     # Older make_fx records no devices: the inputs are the example tensors.
     tensors = [v for v in example_inputs if isinstance(v, torch.Tensor)]
     if len(tensors) == len(graph["inputs"]):
         for entry, value in zip(graph["inputs"], tensors):
             entry["device"] = str(value.device)
-    return graph, constants, constant_dtypes
+    return graph, constants, constant_dtypes, values
+
+
+def _storage_key(tensor):
+    """What identifies a tensor's memory and layout (make_fx may hand out
+    another tensor object over a parameter's storage)."""
+    import torch
+    if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta":
+        return None
+    return (tensor.data_ptr(), tuple(tensor.shape), tuple(tensor.stride()),
+            tensor.dtype, str(tensor.device))
+
+
+def _module_state(module):
+    """A module's parameters and buffers by storage: key -> fully
+    qualified name (the first name of a tied tensor)."""
+    state = {}
+    named = list(module.named_parameters()) + list(module.named_buffers())
+    for fqn, tensor in named:
+        key = _storage_key(tensor)
+        if key is not None and tensor.numel():
+            state.setdefault(key, fqn)
+    return state
 
 
 class _Sizes:
@@ -256,11 +299,14 @@ class _Sizes:
 
 
 def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
-               inputs=None, sizes=None):
+               inputs=None, sizes=None, parameters=None, values=None):
     """Writes `fx_graph`'s nodes into `graph`. `inputs` maps placeholder
-    names to the constants they are (export's parameters and buffers), a
-    tensor, or None for a program input; `sizes` turns symbolic sizes into
-    the format's (export)."""
+    names to the tensors they are (export's parameters, buffers and
+    constants), or None for a program input; `parameters` maps the names
+    of the nodes that are a module's parameters or buffers to their fully
+    qualified names: those become graph["parameters"], their values put in
+    `values` (name -> numpy array); `sizes` turns symbolic sizes into the
+    format's (export)."""
     import torch
     # Symbolic ints (PyTorch 2); none in older versions.
     sym_int = getattr(torch, "SymInt", ())
@@ -315,10 +361,28 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
 
     functionalized = {}
 
+    graph.setdefault("parameters", [])
+    # A tensor the trace reads through several nodes (a tied weight, which
+    # make_fx names once per use) is one parameter, read by its first node.
+    first_node = {}
+
     def add_constant(node, value):
-        constants[node.name] = _to_numpy(value)
-        constant_dtypes[node.name] = _dtype_name(value.dtype)
         refs[node.name] = {"node": node.name}
+        fqn = (parameters or {}).get(node.name)
+        if fqn is None:
+            constants[node.name] = _to_numpy(value)
+            constant_dtypes[node.name] = _dtype_name(value.dtype)
+            return
+        if fqn in first_node:
+            refs[node.name] = {"node": first_node[fqn]}
+            return
+        first_node[fqn] = node.name
+        graph["parameters"].append({
+            "name": node.name, "fqn": fqn,
+            "shape": [int(d) for d in value.shape],
+            "dtype": _dtype_name(value.dtype)})
+        if values is not None:
+            values[fqn] = _to_numpy(value)
 
     for node in fx_graph.nodes:
         if node.op == "placeholder":
@@ -549,25 +613,31 @@ def _export(fn, example_inputs, name, dynamic):
     signature = exported.graph_signature
     state = dict(exported.state_dict)
     state.update(getattr(exported, "constants", {}) or {})
-    constant_inputs, user_inputs = {}, []
+    constant_inputs, user_inputs, parameters = {}, [], {}
     for spec in signature.input_specs:
         if spec.kind == InputKind.USER_INPUT:
             user_inputs.append(spec.arg.name)
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER,
                            InputKind.CONSTANT_TENSOR):
             constant_inputs[spec.arg.name] = state[spec.target]
+            # The module's state, bound by name at load; a lifted
+            # constant (a tensor the code made) stays in the program.
+            # (A plain function's wrapper has no state of its own.)
+            if spec.kind != InputKind.CONSTANT_TENSOR and fn is module:
+                parameters[spec.arg.name] = spec.target
         else:
             raise fmt.GraphError("torch.export input %s of kind %s is not "
                                  "supported" % (spec.arg.name, spec.kind))
     graph = {"name": name,
              "producer": "torch %s export" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
-    constants, constant_dtypes = {}, {}
+    constants, constant_dtypes, values = {}, {}, {}
     sizes = _Sizes()
     _serialize(exported.graph_module.graph, graph, constants,
                constant_dtypes, attribute=lambda node: getattr(
                    exported.graph_module, node.target),
-               inputs=constant_inputs, sizes=sizes)
+               inputs=constant_inputs, sizes=sizes, parameters=parameters,
+               values=values)
     # Outputs: the user's, in order; inputs written in place become copy_
     # nodes into them (what make_fx records), buffers written are refused.
     outputs = graph["outputs"]
@@ -606,7 +676,7 @@ def _export(fn, example_inputs, name, dynamic):
         for name in sizes.names.values():
             ranges.setdefault(name, {"min": 0 if name.startswith("u") else 1})
         graph["symbols"] = ranges
-    return graph, constants, constant_dtypes
+    return graph, constants, constant_dtypes, values
 
 
 def _bound(value):

@@ -50,15 +50,18 @@ for name in args.names:
     source = os.path.join(args.graphs, name)
     mlir = os.path.join(args.work, name + ".mlir")
     artifact = os.path.join(args.work, name + ".so")
-    weights = os.path.join(args.work, name + ".weights")
     steps = [
         [sys.executable, "-m", "graphpart", "convert", source, "-o", mlir],
-        [args.gp_compile, mlir, "--bufferize", "--weights", weights, "-o",
-         artifact],
+        [args.gp_compile, mlir, "--bufferize", "-o", artifact],
     ]
     rtol, atol = tolerances.get(name, ("1e-4", "1e-5"))
-    run_command = [args.gp_run, artifact, "--weights", weights, "--check",
-                   "--rtol", rtol, "--atol", atol] + args.gp_run_arg
+    # The graph's large constants are the program's parameters, bound by
+    # name from the graph's own files.
+    run_command = [args.gp_run, artifact, "--check", "--rtol", rtol,
+                   "--atol", atol] + args.gp_run_arg
+    for kind in ("constants", "parameters"):
+        if os.path.isdir(os.path.join(source, kind)):
+            run_command += ["--parameters", os.path.join(source, kind)]
     for path in sorted(glob.glob(os.path.join(args.graphs,
                                               name + ".input.*.npy")),
                        key=_position):

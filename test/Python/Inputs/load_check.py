@@ -36,11 +36,21 @@ def check(label, got, want, rtol=1e-4, atol=1e-5):
 
 
 table = programs.programs()
+
+
+def saved(graph):
+    """A checked-in graph's constants, the program's parameters (None for
+    a graph without constants)."""
+    path = os.path.join(here, "graphs", graph, "constants")
+    return path if os.path.isdir(path) else None
+
+
 for name, shapes in (("block", [(5, 16)]), ("views", [(2, 3, 4), (2, 4)]),
                      ("batched", [(2, 3, 4), (2, 4, 5)])):
     fn = table[name][0]
     model = graphpart.load(os.path.join(converted, name + ".so"),
-                           backend="host", runtime_library=runtime)
+                           backend="host", runtime_library=runtime,
+                           parameters=saved(name))
     for step in range(3):
         inputs = [torch.randn(*s) for s in shapes]
         with torch.no_grad():
@@ -50,7 +60,8 @@ for name, shapes in (("block", [(5, 16)]), ("views", [(2, 3, 4), (2, 4)]),
 # A dynamic batch (captured with dynamic={0: [0]}): one artifact, any
 # number of rows, against PyTorch eager.
 dynamic = graphpart.load(os.path.join(converted, "block_dynamic.so"),
-                         backend="host", runtime_library=runtime)
+                         backend="host", runtime_library=runtime,
+                         parameters=saved("block_dynamic"))
 fn = table["block_dynamic"][0]
 for rows in (1, 5, 9, 33):
     x = torch.randn(rows, 16)
@@ -60,7 +71,7 @@ for rows in (1, 5, 9, 33):
 # A transposed (non-contiguous) argument: entries take row-major layouts,
 # so it is copied first and the result matches PyTorch's on the same view.
 block = graphpart.load(os.path.join(converted, "block.so"), backend="host",
-                       runtime_library=runtime)
+                       runtime_library=runtime, parameters=saved("block"))
 x = torch.randn(16, 5).t()
 with torch.no_grad():
     check("block on a transposed view", block(x), table["block"][0](x))
@@ -71,7 +82,7 @@ with torch.no_grad():
 # negative and repeated ones included.
 inplace = graphpart.load(os.path.join(converted, "inplace.so"),
                          backend="host", runtime_library=runtime,
-                         mutated_inputs=[0, 1])
+                         mutated_inputs=[0, 1], parameters=saved("inplace"))
 fn = table["inplace"][0]
 for step, idx in enumerate(([4, -1, 1], [0, 2, -3], [4, 4, 0])):
     x, y = torch.randn(6, 5), torch.randn(6, 5)
@@ -90,6 +101,7 @@ block_fn = table["block"][0]
 for debug in (False, True):
     viewing = graphpart.load(os.path.join(converted, "block.so"),
                              backend="host", runtime_library=runtime,
+                             parameters=saved("block"),
                              views=True, debug_overwrite=debug)
     xs = [torch.randn(5, 16) for _ in range(3)]
     kept = []
@@ -177,7 +189,6 @@ def build(graph, name):
     with open(mlir, "w") as f:
         f.write(graphpart.convert(*graph))
     subprocess.run([os.environ["GP_COMPILE"], mlir, "--bufferize",
-                    "--weights", os.path.join(converted, name + ".weights"),
                     "-o", artifact], check=True)
     return artifact
 
@@ -195,7 +206,7 @@ for name, graph, capturable in (
                               aliases="-,-", runtime_library=runtime)
     artifact = build(graph, name)
     model = graphpart.load(artifact, backend="host", runtime_library=runtime,
-                           weights=os.path.join(converted, name + ".weights"))
+                           parameters=saved("mlp_custom_op"))
     del calls[:]
     for step in range(4):
         x = torch.randn(1, 6)
@@ -208,8 +219,7 @@ graphpart.register_extern("mylib::op1", capturable=True,
                           runtime_library=runtime)
 model = graphpart.load(os.path.join(converted, "mlp_custom_op.so"),
                        backend="host", runtime_library=runtime,
-                       weights=os.path.join(converted,
-                                            "mlp_custom_op.weights"))
+                       parameters=saved("mlp_custom_op"))
 x = torch.randn(1, 6)
 with torch.no_grad():
     check("mlp_custom_op with torch.ops.mylib.op1", model(x), fn(x))
@@ -236,8 +246,7 @@ graphpart.load_extern_library(os.environ["GP_EXAMPLE_EXTERNS"],
                               runtime_library=runtime)
 model = graphpart.load(os.path.join(converted, "mlp_custom_op.so"),
                        backend="host", runtime_library=runtime,
-                       weights=os.path.join(converted,
-                                            "mlp_custom_op.weights"))
+                       parameters=saved("mlp_custom_op"))
 x = torch.randn(1, 6)
 with torch.no_grad():
     check("mlp_custom_op with the C++ extern library", model(x), fn(x))
@@ -265,8 +274,7 @@ for label, register, path in (
         register()
         model = graphpart.load(os.path.join(converted, path + ".so"),
                                backend="host", runtime_library=runtime,
-                               weights=os.path.join(converted,
-                                                    path + ".weights"))
+                               parameters=saved("mlp_custom_op"))
         model(torch.randn(1, 6))
         print("FAILED no error for %s" % label)
         failures += 1
@@ -292,8 +300,9 @@ for label, value in (("strided", torch.randn(16, 5).t()),
     words = [value.data_ptr(), value.data_ptr(), 0] + list(value.shape) + \
         list(value.stride())
     descriptor = (ctypes.c_int64 * len(words))(*words)
-    args = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(descriptor),
-                                             ctypes.c_void_p))
+    # The bound parameters' slots NULL: the runtime reads their bindings.
+    args = (ctypes.c_void_p * len(block.entry("block").args))(
+        ctypes.cast(ctypes.pointer(descriptor), ctypes.c_void_p))
     result = (ctypes.c_int64 * 7)()
     results = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(result),
                                                 ctypes.c_void_p))

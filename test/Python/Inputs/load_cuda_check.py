@@ -57,13 +57,12 @@ def build(graphs, work, gp_compile, names, target="cuda"):
             unsafe["custom_ops"]["mylib::op1"]["tags"] = ["cudagraph_unsafe"]
             variants.append(("mlp_unsafe_op", unsafe))
         for variant, g in variants:
-            text, mutated = convert_program(g, constants, "cuda:0")
+            text, mutated, _ = convert_program(g, constants, "cuda:0")
             mlir = os.path.join(work, variant + ".mlir")
             with open(mlir, "w") as f:
                 f.write(text)
             subprocess.run([gp_compile, mlir, "--bufferize", "--target",
-                            target, "--weights",
-                            os.path.join(work, variant + ".weights"), "-o",
+                            target, "-o",
                             os.path.join(work, variant + ".so")], check=True)
             manifest[variant] = {"graph": name, "mutated_inputs": mutated}
             print("built", variant)
@@ -184,9 +183,13 @@ def run(work, graphs, runtime, extern_library, backend="cuda", *only):
             graphpart.register_extern("mylib::op1", counted_op1,
                                       capturable=False, mutates="0",
                                       aliases="-,-", runtime_library=runtime)
+        # Parameters (the large constants of these graphs) from the
+        # graph's own files, bound once.
         model = graphpart.load(
             os.path.join(work, variant + ".so"), backend=backend,
-            weights=os.path.join(work, variant + ".weights"),
+            parameters=[os.path.join(graphs, name, d)
+                        for d in ("constants", "parameters")
+                        if os.path.isdir(os.path.join(graphs, name, d))],
             runtime_library=runtime,
             mutated_inputs=entry["mutated_inputs"])
         mutated = entry["mutated_inputs"]
