@@ -52,18 +52,33 @@ void gp::rt::findSites(const void *bytes, size_t size,
 
 void gp::rt::placementKey(const std::vector<InputRange> &inputs,
                           const std::vector<bool> &alignmentKeyed,
-                          bool allAddresses, std::vector<int64_t> &key) {
+                          bool allAddresses, std::vector<uint32_t> &order,
+                          std::vector<int64_t> &key) {
   size_t n = inputs.size();
   key.assign(2 * n, 0);
   // Inputs by base; a sweep groups those whose ranges overlap (an empty
   // input counts as one byte, so two empty inputs at one address group).
-  // Reused across calls: this runs on every replay.
-  thread_local std::vector<uint32_t> order;
-  order.resize(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  // This runs on every replay: insertion sort from the last run's order
+  // costs one pass when nothing moved, a few shifts when one input did.
+  auto byBase = [&](uint32_t a, uint32_t b) {
     return inputs[a].base < inputs[b].base;
-  });
+  };
+  // Many inputs moved (shifts past a few per input): a full sort instead.
+  size_t shifts = 0, shiftLimit = 8 * n + 64;
+  if (order.size() == n) {
+    for (size_t i = 1; i < n && shifts <= shiftLimit; ++i) {
+      uint32_t moving = order[i];
+      size_t j = i;
+      for (; j > 0 && byBase(moving, order[j - 1]); --j, ++shifts)
+        order[j] = order[j - 1];
+      order[j] = moving;
+    }
+  }
+  if (order.size() != n || shifts > shiftLimit) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), byBase);
+  }
   auto end = [&](uint32_t i) {
     return inputs[i].base +
            static_cast<uintptr_t>(std::max<int64_t>(inputs[i].bytes, 1));

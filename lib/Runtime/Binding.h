@@ -87,9 +87,13 @@ int64_t rewriteSites(const std::vector<BindingSite> &sites,
 /// capture and no longer do (or the reverse) need a graph of their own.
 /// `addressKeyed` inputs (and all of them when `allAddresses`) add their
 /// address, `alignmentKeyed` ones their address modulo 256.
+/// `order` holds the inputs by base address from the previous run of the
+/// same partition (or anything: it is rebuilt when its size differs) and is
+/// left sorted for the next: where few inputs moved (a program's bound
+/// parameters never do) sorting it again is linear.
 void placementKey(const std::vector<InputRange> &inputs,
                   const std::vector<bool> &alignmentKeyed, bool allAddresses,
-                  std::vector<int64_t> &key);
+                  std::vector<uint32_t> &order, std::vector<int64_t> &key);
 
 } // namespace gp::rt
 

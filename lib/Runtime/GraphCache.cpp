@@ -300,7 +300,7 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
                        inputs[i].bytes};
   auto place = [&] {
     placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
-                 state.placement);
+                 state.placementOrder, state.placement);
   };
   place();
   auto found = state.keys.find(GraphKeyView{key, state.placement});

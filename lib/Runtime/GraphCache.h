@@ -97,6 +97,9 @@ struct PartitionState {
   /// The last run's inputs, and its key's placement part.
   std::vector<InputRange> inputs;
   std::vector<int64_t> placement;
+  /// The inputs by base address at the last run: the next run starts its
+  /// sort from there (bound parameters do not move between calls).
+  std::vector<uint32_t> placementOrder;
   /// Input address sets seen lately (hash, last use): a set seen twice gets
   /// a variant of its own while the cache has room.
   std::unordered_map<uint64_t, int64_t> seenAddressSets;
