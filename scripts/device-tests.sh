@@ -81,6 +81,11 @@ prepare() {
   local python="${GP_PYTHON:-/usr/bin/python3}"
   "$python" "$root/test/Python/Inputs/load_cuda_check.py" build \
     "$root/test/Python/Inputs/graphs" "$out/python" --gp-compile "$root/build/bin/gp-compile"
+  # A module's parameters bound at load (test/Python/parameters.test),
+  # compiled for cuda: `python` binds a live module's CUDA tensors.
+  GP_PARAMETERS_TARGET=cuda PATH="$root/build/bin:$PATH" "$python" \
+    "$root/test/Python/Inputs/parameters_check.py" "$root/build/lib/libgpruntime.so" \
+    gp-compile "$out/parameters"
   if [ -d "$root/build-device-captured" ]; then
     "$python" "$root/test/Python/Inputs/load_cuda_check.py" build \
       "$root/build-device-captured" "$out/python-captured" --gp-compile "$root/build/bin/gp-compile"
@@ -151,6 +156,9 @@ python_checks() {
   local status=0 checks="$root/test/Python/Inputs/load_cuda_check.py"
   local externs="$root/build-rt/lib/libgpexampleexterns.so"
   python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+  echo "== parameters bound from a live module on the GPU"
+  python3 -u "$root/test/Python/Inputs/parameters_check.py" \
+    "$root/build-rt/lib/libgpruntime.so" --prebuilt "$out/parameters" || status=1
   # Each program in a process of its own, so that one crash does not hide
   # the others' results.
   local work graphs name

@@ -5,6 +5,14 @@ other sources (state dict, safetensors file, directory), and the errors
 a caller can hit, each naming the parameter.
 
     parameters_check.py RUNTIME_LIBRARY GP_COMPILE WORK
+    parameters_check.py RUNTIME_LIBRARY --prebuilt WORK   (cuda)
+
+The first captures (make_fx), compiles with graphpart.compile for the host
+and checks; `prepare` in scripts/device-tests.sh runs it with
+GP_PARAMETERS_TARGET=cuda to leave WORK/graph and WORK/compiled/net.so
+for the cuda target, and the second form checks that artifact on the GPU
+(CUDA tensors, loaded with module=), adding a call ordered on a side
+stream behind queued work, with no synchronization between.
 """
 import copy
 import os
@@ -18,6 +26,10 @@ import graphpart  # noqa: E402
 from graphpart import runtime as gp_runtime  # noqa: E402
 
 runtime, gp_compile, work = sys.argv[1:4]
+prebuilt = gp_compile == "--prebuilt"
+target = "cuda" if prebuilt else os.environ.get("GP_PARAMETERS_TARGET",
+                                                "host")
+device = "cuda" if prebuilt else "cpu"
 torch.manual_seed(5)
 failures = 0
 
@@ -60,20 +72,42 @@ class Net(torch.nn.Module):
         return self.head(h)
 
 
-net = Net().eval()
+net = Net().eval().to(device)
 original = copy.deepcopy(net)
-ids, x = torch.randint(0, 10, (4,)), torch.randn(4, 16)
+ids = torch.randint(0, 10, (4,), device=device)
+x = torch.randn(4, 16, device=device)
 graph_dir = os.path.join(work, "graph")
-graph = graphpart.capture(net, [ids, x], graph_dir, name="net",
-                          method="make_fx")
+artifact = os.path.join(work, "compiled", "net.so")
+if prebuilt:
+    # The artifact does not depend on the weights: this module's own are
+    # bound, and the capture's saved files are another module's.
+    graph = graphpart.load_graph(graph_dir)[0]
+    compiled = graphpart.load(artifact, module=net, runtime_library=runtime)
+    original = Net().eval()
+    original.load_state_dict({
+        k: torch.from_numpy(v[0]) for k, v in graphpart.read_safetensors(
+            os.path.join(work, "captured.safetensors")).items()})
+    original = original.to(device)
+else:
+    graph = graphpart.capture(net, [ids, x], graph_dir, name="net",
+                              method="make_fx")
+    graphpart.write_safetensors(
+        os.path.join(work, "captured.safetensors"),
+        {k: v.detach().numpy() for k, v in net.state_dict().items()})
+    if target == "cuda":
+        # Built here, loaded on the GPU machine.
+        from graphpart.compiler import build
+        build(graph_dir, os.path.join(work, "compiled"), "cuda",
+              gp_compile=gp_compile)
+        print("built for cuda in %s" % work)
+        sys.exit(0)
+    compiled = graphpart.compile(net, [ids, x], target=target, name="net",
+                                 gp_compile=gp_compile,
+                                 runtime_library=runtime, method="make_fx",
+                                 work_dir=os.path.join(work, "compiled"))
 print("parameters: %s" % " ".join(
     "%s%s" % (p["fqn"], p["shape"]) for p in graph["parameters"]))
 print("constants: %d" % len(graph.get("constants", [])))
-
-compiled = graphpart.compile(net, [ids, x], target="host", name="net",
-                             gp_compile=gp_compile, runtime_library=runtime,
-                             method="make_fx",
-                             work_dir=os.path.join(work, "compiled"))
 print("native call path: %s" % compiled.native)
 with torch.no_grad():
     check("module call", compiled(ids, x), net(ids, x))
@@ -96,18 +130,40 @@ with torch.no_grad():
     check("after the storage moved", compiled(ids, x), net(ids, x))
     # A replaced parameter object, and load_state_dict(assign=True) where
     # PyTorch has it.
-    net.fc1.bias = torch.nn.Parameter(torch.randn(32))
+    net.fc1.bias = torch.nn.Parameter(torch.randn(32, device=device))
     check("after a replaced parameter", compiled(ids, x), net(ids, x))
-    net.shift = torch.randn(16)
+    net.shift = torch.randn(16, device=device)
     check("after a replaced buffer", compiled(ids, x), net(ids, x))
+    if hasattr(torch.nn.Module, "load_state_dict") and "assign" in \
+            torch.nn.Module.load_state_dict.__code__.co_varnames:
+        net.load_state_dict({k: v.clone() * 1.5 for k, v in
+                             net.state_dict().items()}, assign=True)
+    else:  # PyTorch 1.13: the same replacement, by hand.
+        for name, value in list(net.fc2.named_parameters()):
+            setattr(net.fc2, name, torch.nn.Parameter(value.detach() * 1.5))
+    check("after load_state_dict(assign=True)", compiled(ids, x),
+          net(ids, x))
+    if device == "cuda":
+        # Ordered on the current stream: a side stream with a long matmul
+        # queued before the update of the input, then the call, nothing
+        # synchronized in between.
+        side = torch.cuda.Stream()
+        big = torch.randn(4096, 4096, device=device)
+        with torch.cuda.stream(side):
+            for _ in range(8):
+                big = big @ big * 1e-3
+            x_side = x * 0 + big[:4, :16] * 0 + x
+            got = compiled(ids, x_side)
+            want = net(ids, x_side)
+        torch.cuda.synchronize()
+        check("on a side stream, no synchronization", got, want)
 
     # Other sources, each a copy made once.
     state = {k: v.clone() for k, v in net.state_dict().items()}
-    artifact = os.path.join(work, "compiled", "net.so")
     from_dict = graphpart.load(artifact, parameters=state,
                                runtime_library=runtime)
     check("from a state dict", from_dict(ids, x), net(ids, x))
-    tensors = {k: v.numpy() for k, v in state.items()}
+    tensors = {k: v.cpu().numpy() for k, v in state.items()}
     safetensors = os.path.join(work, "net.safetensors")
     graphpart.write_safetensors(safetensors, tensors)
     from_file = graphpart.load(artifact, parameters=safetensors,
@@ -138,12 +194,17 @@ with torch.no_grad():
     error("shape", lambda: graphpart.load(
         artifact, parameters=dict(state, **{
             "fc1.bias": torch.zeros(31)}), runtime_library=runtime))
+    if device == "cuda":
+        cpu_net = copy.deepcopy(net).cpu()
+        error("device", lambda: graphpart.load(
+            artifact, module=cpu_net, runtime_library=runtime))
     error("meta", lambda: graphpart.load(
         artifact, parameters=dict(state, **{
             "shift": torch.empty(16, device="meta")}),
         runtime_library=runtime))
-    strided = Net()
-    strided.fc1.weight = torch.nn.Parameter(torch.randn(16, 32).t())
+    strided = Net().to(device)
+    strided.fc1.weight = torch.nn.Parameter(
+        torch.randn(16, 32, device=device).t())
     error("not contiguous", lambda: graphpart.load(
         artifact, module=strided, runtime_library=runtime))
     # A module changed so that it no longer fits: the next call fails,
@@ -156,6 +217,8 @@ with torch.no_grad():
     error("closed", lambda: compiled(ids, x))
     error("meta input", lambda: from_dict(ids, torch.empty(4, 16,
                                                            device="meta")))
+    if device == "cuda":
+        error("cpu input", lambda: from_dict(ids, x.cpu()))
 
 print("failures: %d" % failures)
 sys.exit(1 if failures else 0)
