@@ -25,6 +25,22 @@ namespace {
 /// consumers (an add of a bias, a scale): more would trade a launch for
 /// repeated arithmetic.
 constexpr unsigned kMaxRecomputedOps = 4;
+/// What a fused kernel may take as launch parameters: CUDA refuses more than
+/// 4352 bytes (PTX before ISA 8.1), so a kernel fusing many weights (every
+/// buffer a descriptor of 3 + 2 * rank words) stays below it, with room for
+/// the sizes the lowering adds.
+constexpr int64_t kMaxKernelParameterBytes = 4096;
+
+/// The launch parameter bytes `operands` take once lowered: a buffer's
+/// descriptor (pointers, offset, sizes and strides), 8 bytes per scalar.
+int64_t parameterBytes(ValueRange operands) {
+  int64_t bytes = 0;
+  for (Value operand : operands) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    bytes += type ? 8 * (3 + 2 * type.getRank()) : 8;
+  }
+  return bytes;
+}
 
 /// Whether each dimension of `operand` that `map` indexes by a loop alone
 /// has that loop's static size (`loopSizes`).
@@ -163,6 +179,13 @@ BlockArgument mlir::gp::fusion::bodyArgument(KernelOp kernel, unsigned index) {
 bool mlir::gp::fusion::areFusable(Candidate candidate, bool consumerIsFused) {
   KernelOp producer = candidate.producer, consumer = candidate.consumer;
   if (producer.getDevice() != consumer.getDevice())
+    return false;
+  // The fused kernel takes both kernels' operands (a buffer both read
+  // counted twice: an upper bound).
+  if (parameterBytes(producer.getInputs()) +
+          parameterBytes(consumer.getInputs()) +
+          parameterBytes(consumer.getOutputs()) >
+      kMaxKernelParameterBytes)
     return false;
   linalg::LinalgOp produce = getSingleLinalgOp(producer);
   linalg::LinalgOp consume = getSingleLinalgOp(consumer);
