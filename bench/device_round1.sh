@@ -13,6 +13,6 @@ lib="$root/build-rt/lib/libgpruntime.so"
 echo "== parameters bound from a live module on the GPU"
 python3 -u "$root/test/Python/Inputs/parameters_check.py" "$lib" --prebuilt "$root/build-device/parameters" 2>&1 | grep -v Warning
 echo "== per-call overhead"
-python3 -u "$root/bench/call_overhead.py" run "$lib" "$root/build-models" --calls 5000 --rounds 7
+python3 -u "$root/bench/call_overhead.py" run "$lib" "$root/build-models" --calls 3000 --rounds 5
 echo "== capture"
-timeout 170 python3 -u "$root/bench/pytorch_models.py" capture "$out" gpt2_64_f32 resnet18_f32 llama_128_f32 bert_128_f32 2>&1 | grep -v -i warn | tail -30
+timeout 100 python3 -u "$root/bench/pytorch_models.py" capture "$out" gpt2_64_f32 resnet18_f32 2>&1 | grep -v -i warn | tail -30
