@@ -100,6 +100,16 @@ struct PartitionState {
   /// The inputs by base address at the last run: the next run starts its
   /// sort from there (bound parameters do not move between calls).
   std::vector<uint32_t> placementOrder;
+  /// When the last run replayed: its shape key, key and variant. A run of
+  /// the same shape on the same inputs (bound parameters never move, a
+  /// loop's inputs often do not) replays that variant again without
+  /// keying its placement. Only runs of this partition on this thread
+  /// change keys and variants, and each clears this first.
+  struct LastReplay {
+    std::vector<int64_t> shapeKey;
+    KeyState *key = nullptr;
+    Variant *variant = nullptr;
+  } lastReplay;
   /// Input address sets seen lately (hash, last use): a set seen twice gets
   /// a variant of its own while the cache has room.
   std::unordered_map<uint64_t, int64_t> seenAddressSets;

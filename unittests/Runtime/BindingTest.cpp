@@ -231,6 +231,31 @@ TEST_P(BindingTest, RotatingInputsReplayWithoutCapturing) {
       << report();
 }
 
+// A run on the inputs of the run before replays that run's variant again
+// without keying the inputs' placement; moving away and back still
+// replays the variant bound to each set, with the values of the moment.
+TEST_P(BindingTest, RepeatedInputsReplayTheLastVariant) {
+  int64_t *dst[2] = {allocate(2), allocate(2)};
+  int64_t *src[2] = {allocate(1), allocate(1)};
+  int64_t *mirror[2] = {allocate(1), allocate(1)};
+  int64_t expected[2] = {0, 0};
+  const int sets[] = {0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1};
+  for (int step = 0; step < static_cast<int>(std::size(sets)); ++step) {
+    int set = sets[step];
+    int64_t value = 3 * step + 1;
+    write(src[set], value);
+    ASSERT_EQ(run(dst[set], src[set], mirror[set]), GP_RT_SUCCESS)
+        << gpRtGetLastError();
+    expected[set] += 2 * value;
+    ASSERT_EQ(read(dst[set]), expected[set]) << "step " << step;
+    ASSERT_EQ(read(mirror[set]), expected[set]) << "step " << step;
+    ASSERT_EQ(result, dst[set] + 1) << "step " << step;
+  }
+  gpRtStats s = stats();
+  EXPECT_EQ(s.captures, 1);
+  EXPECT_EQ(s.replays, static_cast<int64_t>(std::size(sets)) - 1);
+}
+
 // Inputs that overlap (here: one buffer as both source and destination)
 // are a placement of their own: captured once, then replayed at any
 // address, alternating with distinct inputs.
