@@ -9,6 +9,7 @@
 
 #include "Session.h"
 
+#include "Describe.h"
 #include "Diagnostics.h"
 #include "Inputs.h"
 #include "JsonReport.h"
@@ -176,36 +177,20 @@ struct Session {
         die(option + ": parameter '" + info.name + "' is " +
             describe(info.elementType, shape) + "; '" + tensor.file +
             "' holds " + describe(tensor.elementType, tensor.shape));
-      Placed placed;
-      int32_t rank = info.rank;
-      placed.storage.resize(GP_RT_MEMREF_BYTES(rank));
-      auto *ref = reinterpret_cast<gpRtMemRef *>(placed.storage.data());
-      int64_t stride = 1;
-      for (int32_t d = rank - 1; d >= 0; --d) {
-        ref->shape[d] = tensor.shape[d];
-        ref->shape[rank + d] = stride;
-        stride *= tensor.shape[d];
-      }
-      int64_t bytes = tensor.data.size();
-      if (isMetaDevice(info.device)) {
-        // Sizes only.
-      } else if (cudaBackend && !isHostDevice(info.device)) {
-        check(gpRtProgramAllocate(program, bytes, &placed.memory),
-              option + ": allocate parameter '" + info.name + "'");
-        placed.inProgramMemory = true;
-        check(gpRtCopyToProgram(program, placed.memory, tensor.data.data(),
-                                bytes),
-              option + ": copy parameter '" + info.name + "'");
-      } else {
-        placed.memory = std::aligned_alloc(
-            256, std::max<int64_t>(256, (bytes + 255) / 256 * 256));
-        if (!placed.memory)
-          die(option + ": no host memory for parameter '" + info.name + "'");
-        std::memcpy(placed.memory, tensor.data.data(), bytes);
-      }
-      ref->allocated = ref->aligned = placed.memory;
-      ref->offset = 0;
-      parameterMemory.push_back(std::move(placed));
+      // Placed as an input of its type and shape would be, then bound.
+      Input input;
+      input.array.type = findElementType(tensor.elementType);
+      if (!input.array.type)
+        die(option + ": parameter '" + info.name + "': '" + tensor.file +
+            "' holds element type " + tensor.elementType +
+            ", which gp-run does not know");
+      input.array.shape = std::move(tensor.shape);
+      input.array.data = std::move(tensor.data);
+      gpRtValueInfo where{1,         info.elementType, info.rank,
+                          info.shape, info.device,      info.name};
+      parameterMemory.push_back(
+          gp::run::place(program, input, where, cudaBackend));
+      gp::run::upload(program, parameterMemory.back(), input);
       check(gpRtArtifactBindParameter(artifact, info.name, info.elementType,
                                       parameterMemory.back().storage.data()),
             option + ": bind parameter '" + info.name + "'");
@@ -363,61 +348,6 @@ int64_t compare(const std::vector<Array> &got, const std::vector<Array> &want,
   return mismatches;
 }
 
-/// --print-entries: one line per value: `entry NAME`, then `arg SPEC
-/// DEVICE [dynamic-dims=D,...]` where SPEC is an --input template (8 for
-/// the dynamic dimensions listed), `result TYPE DEVICE` (? for dynamic
-/// sizes).
-void printEntries(gpRtArtifact *artifact) {
-  auto describe = [](const gpRtValueInfo &value, bool asInput) {
-    if (!value.isBuffer)
-      return std::string(asInput ? "4 index" : "index");
-    std::string spec;
-    for (int32_t d = 0; d < value.rank; ++d)
-      spec +=
-          value.shape[d] < 0 && !asInput
-              ? std::string("?x")
-              : std::to_string(value.shape[d] < 0 ? 8 : value.shape[d]) + "x";
-    return spec + value.elementType + (asInput ? "=random " : " ") +
-           value.device;
-  };
-  for (int32_t e = 0; e < gpRtArtifactNumEntries(artifact); ++e) {
-    gpRtEntryInfo info;
-    check(gpRtArtifactGetEntry(artifact, e, &info), "entry");
-    std::printf("entry %s\n", info.name);
-    for (int32_t i = 0; i < info.numArgs; ++i) {
-      // Which dimensions the template sized (8) because they are dynamic.
-      std::string dynamic;
-      for (int32_t d = 0; d < info.args[i].rank; ++d)
-        if (info.args[i].isBuffer && info.args[i].shape[d] < 0)
-          dynamic +=
-              (dynamic.empty() ? " dynamic-dims=" : ",") + std::to_string(d);
-      // A named parameter (bound once by --parameters, else an --input).
-      std::string parameter =
-          info.args[i].parameter
-              ? std::string(" parameter=") + info.args[i].parameter
-              : std::string();
-      std::printf("arg %s%s%s\n", describe(info.args[i], true).c_str(),
-                  dynamic.c_str(), parameter.c_str());
-    }
-    for (int32_t i = 0; i < info.numResults; ++i)
-      std::printf("result %s\n", describe(info.results[i], false).c_str());
-  }
-}
-
-void printPartitions(gpRtArtifact *artifact) {
-  int32_t count = gpRtArtifactNumPartitions(artifact);
-  std::fprintf(messages, "partitions: %d (target %s)\n", count,
-              gpRtArtifactTarget(artifact));
-  for (int32_t i = 0; i < count; ++i) {
-    gpRtPartitionInfo info;
-    check(gpRtArtifactGetPartition(artifact, i, &info), "partition");
-    std::fprintf(messages, "  partition %d: %s, shape key of %d symbol(s)%s%s\n", i,
-                info.capturable ? "capturable" : "eager", info.numShapeSymbols,
-                info.capturable ? "" : ": ",
-                info.capturable ? "" : info.reasons);
-  }
-}
-
 void printReport(const Session &run, gpRtBackend backend,
                  const RunOptions &options, double median, double p90,
                  const gpRtStats &timed) {
@@ -473,25 +403,6 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(stats.poolBytes),
               static_cast<long long>(deviceArena),
               static_cast<long long>(hostArena));
-}
-
-/// --output: PATH itself for one result, PATH.N.npy for each of several.
-void writeResults(const std::string &output, const std::vector<Array> &results,
-                  std::vector<std::string> &written) {
-  for (size_t i = 0; i < results.size(); ++i) {
-    std::string file = output;
-    if (results.size() > 1) {
-      size_t dot = file.rfind(".npy");
-      std::string index = "." + std::to_string(i);
-      file = dot == std::string::npos ? file + index + ".npy"
-                                      : file.substr(0, dot) + index + ".npy";
-    }
-    std::string error;
-    if (!writeNpy(file, results[i], error))
-      die(error);
-    written.push_back(file);
-    std::fprintf(messages, "wrote %s\n", file.c_str());
-  }
 }
 
 /// The --input specs with each entry's weight arguments after its own:
@@ -584,7 +495,7 @@ int gp::run::runProgram(const RunOptions &options) {
     check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
 
   if (options.printPartitions)
-    printPartitions(run.artifact);
+    printPartitions(run.artifact, messages);
 
   // Named parameters are bound once, by name, from --parameters PATH (or
   // --weights DIR when the program names its weights); the calls then pass
@@ -764,7 +675,7 @@ int gp::run::runProgram(const RunOptions &options) {
   }
 
   if (!options.output.empty())
-    writeResults(options.output, results, summary.outputsWritten);
+    writeResults(options.output, results, summary.outputsWritten, messages);
   if (options.json) {
     for (const Call &call : run.calls)
       summary.entries.push_back(call.info.name);
