@@ -10,7 +10,7 @@ GP_JOBS="${GP_JOBS:-2}"
 GP_PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
              cmake ninja-build libgtest-dev python3
              libgoogle-perftools-dev libclang-rt-22-dev python3-numpy
-             python3-torch)
+             python3-torch libtorch-dev python3-dev g++)
 
 gp_install_packages() {
   local missing=()
