@@ -13,6 +13,7 @@ install(TARGETS GPRuntime gp-run EXPORT GraphPartRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntime.h
+  ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntimeHost.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/GraphPart/Runtime)
 
 graphpart_install_package(GraphPartRuntime GraphPartRuntimeTargets)

@@ -1,0 +1,81 @@
+/*===- GPRuntimeHost.h - parameters and stream-ordered calls -----*- C -*-===*\
+|*                                                                          *|
+|* Part of the runtime's C API (GPRuntime.h includes it): what a host that  *|
+|* embeds the runtime uses to run a loaded artifact as a framework op:      *|
+|* model parameters bound once by name, zero-copy, and calls ordered on the *|
+|* framework's CUDA stream.                                                 *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef GRAPHPART_RUNTIME_GPRUNTIMEHOST_H
+#define GRAPHPART_RUNTIME_GPRUNTIMEHOST_H
+
+#include "GraphPart/Runtime/GPRuntime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Calls entry `index` ordered on the caller's CUDA stream `cudaStream` (a
+ * CUstream; 0 is the legacy default stream): the call's work starts after
+ * the work queued on cudaStream before the call, and work queued on
+ * cudaStream after this returns runs after the call's work. The ordering
+ * goes through two events of the calling thread's context (made once, with
+ * timing disabled): one recorded on cudaStream and waited for by the
+ * program's stream for this thread, then one recorded on the program's
+ * stream after the call and waited for by cudaStream; nothing waits on the
+ * host for it (what the program itself waits for, such as a cpu kernel
+ * after device work, still waits). cudaStream must belong to the program's
+ * device (its primary context) and must not be capturing a graph. Results
+ * are as gpRtArtifactCall's. On the host backend cudaStream must be NULL
+ * and this is gpRtArtifactCall. */
+gpRtStatus gpRtArtifactCallOnStream(gpRtArtifact *artifact, int32_t index,
+                                    void **args, void **results,
+                                    void *cudaStream);
+
+/* Named parameters: entry arguments the manifest names (`parameter
+ * <name>`), model weights bound once by name instead of passed per call.
+ * The same name may be an argument of several entries (one element type,
+ * shape and device). */
+typedef struct gpRtParameterInfo {
+  const char *name;
+  const char *elementType;
+  int32_t rank;
+  const int64_t *shape; /* rank sizes; -1 where dynamic */
+  const char *device;   /* "cuda:0", "cpu" */
+  int32_t bound;        /* 1 once bound */
+} gpRtParameterInfo;
+
+/* The program's parameters, every entry's, each name once, in order of
+ * first appearance (entry by entry, argument by argument); 0 for NULL. */
+int32_t gpRtArtifactNumParameters(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetParameter(gpRtArtifact *artifact, int32_t index,
+                                    gpRtParameterInfo *info);
+
+/* Binds parameter `name` to the caller's memory: `descriptor` is a
+ * gpRtMemRef of the parameter's rank (allocated, aligned, offset,
+ * sizes[rank], strides[rank] as int64 words: the layout gpRtArtifactCall
+ * takes). No copy is made: the caller keeps the memory alive and unchanged
+ * in place while it is bound and while calls that used it may still run;
+ * values written there in place are seen by the next call. Checks, each
+ * failing with GP_RT_ERROR_INVALID_ARGUMENT and a message naming the
+ * parameter: an unknown name (a few known ones are listed), `elementType`
+ * (a manifest element type name: "f32", "bf16", "i64", "i1", ...) other
+ * than the parameter's, sizes other than the static ones (a dynamic
+ * dimension takes any size >= 0), strides that are not row-major (unless
+ * every entry takes the argument strided), a null aligned pointer with
+ * elements, a negative offset; on the cuda backend the memory must be
+ * device memory of the program's device, or managed memory ("parameter 'x'
+ * is in host memory; the program runs on cuda:0"). Binding a name again
+ * replaces its binding; a call running on another thread at the same time
+ * uses either the old or the new binding, entirely. Captured graphs that
+ * hold a parameter's address are re-bound to a new one like any moved
+ * input. */
+gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact, const char *name,
+                                     const char *elementType,
+                                     const void *descriptor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAPHPART_RUNTIME_GPRUNTIMEHOST_H */
