@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU call (the device tool's limit is 10 minutes): the full-size
-# models captured without weights into $1 (bench/models_device.sh capture),
+# models (all, or those named after OUT) captured without weights into $1 (bench/models_device.sh capture),
 # the per-call overhead at 2 and 200 parameters (WORK build-models/), and
 # the GPU checks of bound parameters (scripts/device-tests.sh python's
 # parameters part). Output: what each prints.
@@ -15,4 +15,5 @@ python3 -u "$root/test/Python/Inputs/parameters_check.py" "$lib" --prebuilt "$ro
 echo "== per-call overhead"
 python3 -u "$root/bench/call_overhead.py" run "$lib" "$root/build-models" --calls 3000 --rounds 5
 echo "== capture"
-timeout 100 python3 -u "$root/bench/pytorch_models.py" capture "$out" gpt2_64_f32 resnet18_f32 2>&1 | grep -v -i warn | tail -30
+shift
+timeout 300 python3 -u "$root/bench/pytorch_models.py" capture "$out" "$@" 2>&1 | grep -v -i warn | tail -30

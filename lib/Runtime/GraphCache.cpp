@@ -14,6 +14,7 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -38,13 +39,12 @@ static size_t executableCount(const PartitionState &state) {
 }
 
 /// Drops the least recently used executable of the partition, handing it
-/// to `evicted`; a key whose last executable it was is evicted with its
-/// pool (after the stream's work, which may still read the pool).
+/// to `evicted`; a key whose last executable it was is evicted (its pool
+/// memory is the partition's, which stays).
 template <typename Note>
-static gpRtStatus evictOne(gpRtProgram &program, Device &device,
-                           gpRtStream &stream, PartitionState &state,
-                           std::vector<std::unique_ptr<Executable>> &evicted,
-                           bool &synchronized, const Note &note) {
+static void evictOne(gpRtProgram &program, PartitionState &state,
+                     std::vector<std::unique_ptr<Executable>> &evicted,
+                     const Note &note) {
   auto victim = state.keys.end();
   size_t variant = 0;
   for (auto it = state.keys.begin(); it != state.keys.end(); ++it)
@@ -59,16 +59,10 @@ static gpRtStatus evictOne(gpRtProgram &program, Device &device,
   evicted.push_back(std::move(key.variants[variant].executable));
   key.variants.erase(key.variants.begin() + variant);
   if (!key.variants.empty())
-    return GP_RT_SUCCESS;
-  if (key.pool && !key.pool->blocks.empty() && !synchronized) {
-    if (gpRtStatus status = device.synchronize(stream))
-      return status;
-    synchronized = true;
-  }
+    return;
   state.keys.erase(victim);
   program.count(&gpRtStats::evictions);
   note("evicted the least recently used key");
-  return GP_RT_SUCCESS;
 }
 
 /// Finds an executable for `graph`, captured for a new key: a new one
@@ -77,17 +71,13 @@ static gpRtStatus evictOne(gpRtProgram &program, Device &device,
 /// capacity, which an API call may have lowered) and an evicted executable
 /// is updated in place when the topologies match (else a new one is made).
 static gpRtStatus
-makeExecutable(gpRtProgram &program, Device &device, gpRtStream &stream,
-               PartitionState &state, Captured &graph,
-               std::unique_ptr<Executable> &executable,
+makeExecutable(gpRtProgram &program, Device &device, PartitionState &state,
+               Captured &graph, std::unique_ptr<Executable> &executable,
                const std::function<void(const char *)> &note) {
   size_t capacity = program.policy.graphCacheCapacity;
   std::vector<std::unique_ptr<Executable>> evicted;
-  bool synchronized = false;
   while (!state.keys.empty() && executableCount(state) >= capacity)
-    if (gpRtStatus status = evictOne(program, device, stream, state, evicted,
-                                     synchronized, note))
-      return status;
+    evictOne(program, state, evicted, note);
   for (std::unique_ptr<Executable> &candidate : evicted) {
     bool updated = false;
     if (gpRtStatus status = device.tryUpdate(*candidate, graph, updated))
@@ -159,11 +149,11 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
   for (size_t i = 0; i < graph.alignmentKeyed.size() && i < numInputs; ++i)
     if (graph.alignmentKeyed[i])
       state.alignmentKeyed[i] = true;
-  state.siteCounts.assign(numInputs, {0, 0, 0});
+  state.siteCounts.assign(state.bindings.size(), {0, 0, 0});
   for (const auto *sites : {&graph.sites, &resultSites})
     for (const BindingSite &site : *sites)
       ++state.siteCounts[site.input][static_cast<int>(site.kind)];
-  note("its graph holds input addresses in " +
+  note("its graph holds input and pool addresses in " +
        std::to_string(graph.sites.size() + resultSites.size()) + " places");
 }
 
@@ -171,12 +161,14 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
 /// bound to them if there is one; else, for a set of addresses seen before
 /// while the cache has room, a new variant bound to it (instantiated from
 /// the key's graph, no capture); else the least recently used variant,
-/// re-bound. Also points the key's results at the inputs.
+/// re-bound. Also points the key's results at the inputs. The partition's
+/// pool counts as one more input: graphs captured before it was replaced
+/// are re-bound to the new one here.
 template <typename Note>
 static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
                               PartitionState &state, KeyState &key,
                               Executable *&chosen, const Note &note) {
-  const std::vector<InputRange> &inputs = state.inputs;
+  const std::vector<InputRange> &inputs = state.bindings;
   auto rebound = [&] {
     for (size_t i = 0; i < inputs.size(); ++i)
       key.resultsBound[i] = inputs[i].base;
@@ -240,6 +232,37 @@ static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
   variant->lastUse = state.uses;
   chosen = variant->executable.get();
   note("re-bound " + std::to_string(written) + " addresses to moved inputs");
+  return GP_RT_SUCCESS;
+}
+
+/// Replaces the partition's pool by one of the largest plan seen. The
+/// stream's queued replays may still use the old one, so they finish
+/// first. Graphs of earlier keys keep the old pool's addresses as sites
+/// and are re-bound when they next replay, unless the partition's graphs
+/// cannot be re-bound: those keys are dropped and captured again.
+template <typename Note>
+static gpRtStatus growPool(gpRtProgram &program, Device &device,
+                           gpRtStream &stream, PartitionState &state,
+                           const Note &note) {
+  if (state.pool && !state.pool->blocks.empty())
+    if (gpRtStatus status = device.synchronize(stream))
+      return status;
+  if (!state.fixedReason.empty() && !state.keys.empty()) {
+    program.count(&gpRtStats::evictions,
+                  static_cast<int64_t>(state.keys.size()));
+    state.keys.clear();
+    note("dropped the keys captured on the smaller pool (" +
+         state.fixedReason + ")");
+  }
+  state.pool.reset();
+  state.poolCapacity = 0;
+  auto pool = std::make_unique<DynamicMemory>(program.driver);
+  void *pointer = nullptr;
+  if (gpRtStatus status = pool->allocate(state.largestPlan, pointer))
+    return status;
+  state.pool = std::move(pool);
+  state.poolCapacity = roundToBlock(state.largestPlan);
+  note("pool of " + std::to_string(state.poolCapacity) + " bytes");
   return GP_RT_SUCCESS;
 }
 
@@ -330,6 +353,15 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
   for (int32_t i = 0; i < numInputs; ++i)
     state.inputs[i] = {reinterpret_cast<uintptr_t>(inputs[i].base),
                        inputs[i].bytes};
+  auto bindToPool = [&] {
+    state.bindings = state.inputs;
+    state.bindings.push_back(
+        {state.pool && !state.pool->blocks.empty()
+             ? reinterpret_cast<uintptr_t>(state.pool->blocks.front().first)
+             : 0,
+         state.poolCapacity});
+  };
+  bindToPool();
   auto place = [&] {
     placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
                  state.placementOrder, state.placement);
@@ -347,22 +379,26 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       shape.trace.clear();
       gpRtStatus status = runNow(&shape.trace);
       shape.poolPlan = planPool(shape.trace);
+      state.largestPlan = std::max(state.largestPlan, shape.poolPlan.total);
       return status;
     }
-    // The key's pool: one block laid out from what the warm-up allocated
-    // and freed (what is live at once, not the sum), allocated before the
-    // capture (allocating while capturing is not allowed).
-    auto pool = std::make_unique<DynamicMemory>(program.driver);
-    if (shape.poolPlan.total > 0) {
-      void *pointer = nullptr;
-      if (gpRtStatus status = pool->allocate(shape.poolPlan.total, pointer))
+    // The capture lays its run-time-sized buffers out in the partition's
+    // pool as the warm-up's plan says (what is live at once, not the sum).
+    // The pool is allocated before the capture (allocating while capturing
+    // is not allowed); one too small is replaced by one as large as the
+    // largest plan seen, the keys captured so far are re-bound to it.
+    if (shape.poolPlan.total > state.poolCapacity) {
+      if (gpRtStatus status = growPool(program, device, stream, state, note))
         return status;
+    } else if (!state.pool) {
+      state.pool = std::make_unique<DynamicMemory>(program.driver);
     }
+    bindToPool();
     stream.fixedReason.clear();
     stream.ownKernels.clear();
     if (gpRtStatus status = device.beginCapture(stream))
       return status;
-    stream.pool = pool.get();
+    stream.pool = state.pool.get();
     stream.poolPlan = &shape.poolPlan;
     stream.poolCursor = 0;
     gpRtStatus bodyStatus = body(&stream, userData);
@@ -383,7 +419,6 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       shape.captureFault = gpRtGetLastError();
       warn(where() + ": the capture failed (" + shape.captureFault +
            "); this shape runs eagerly from now on");
-      pool.reset();
       return runEagerly("its capture failed: " + shape.captureFault);
     }
     program.count(&gpRtStats::captures);
@@ -391,10 +426,11 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
                         : "captured");
     // Where the graph and the results hold input addresses, so that runs
     // with inputs elsewhere re-bind them rather than capture again.
-    if (gpRtStatus status = device.findInputAddresses(*graph, state.inputs))
+    if (gpRtStatus status =
+            device.findInputAddresses(*graph, state.bindings))
       return status;
     std::vector<BindingSite> resultSites;
-    findSites(results, resultBytes > 0 ? resultBytes : 0, state.inputs,
+    findSites(results, resultBytes > 0 ? resultBytes : 0, state.bindings,
               SiteKind::ResultWord, 0, 0, resultSites);
     recordBindings(program, partition, state, *graph, resultSites, note);
     place();
@@ -411,26 +447,25 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
     }
     std::unique_ptr<Executable> executable;
     if (gpRtStatus status =
-            makeExecutable(program, device, stream, state, *graph, executable,
+            makeExecutable(program, device, state, *graph, executable,
                            [&](const char *what) { note(what); }))
       return status;
     executable->sites = std::move(graph->sites);
-    executable->bound.resize(numInputs);
-    for (int32_t i = 0; i < numInputs; ++i)
-      executable->bound[i] = state.inputs[i].base;
+    executable->bound.resize(state.bindings.size());
+    for (size_t i = 0; i < state.bindings.size(); ++i)
+      executable->bound[i] = state.bindings[i].base;
     graph.reset(); // The executable is all a replay needs.
     found =
         state.keys.emplace(GraphKey{key, state.placement}, KeyState()).first;
     KeyState &made = found->second;
     made.variants.push_back(
-        {std::move(executable), hashBases(state.inputs), state.uses});
-    made.pool = std::move(pool);
+        {std::move(executable), hashBases(state.bindings), state.uses});
     const uint8_t *written = static_cast<const uint8_t *>(results);
     made.results.assign(written, written + resultBytes);
     made.resultSites = std::move(resultSites);
-    made.resultsBound.resize(numInputs);
-    for (int32_t i = 0; i < numInputs; ++i)
-      made.resultsBound[i] = state.inputs[i].base;
+    made.resultsBound.resize(state.bindings.size());
+    for (size_t i = 0; i < state.bindings.size(); ++i)
+      made.resultsBound[i] = state.bindings[i].base;
   }
 
   KeyState &keyState = found->second;
@@ -446,12 +481,12 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
 }
 
 void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
-  for (auto &[key, keyState] : state.keys) {
+  for (auto &[key, keyState] : state.keys)
     stats.liveGraphs += static_cast<int64_t>(keyState.variants.size());
-    if (keyState.pool)
-      for (auto &block : keyState.pool->blocks)
-        stats.poolBytes += block.second;
-  }
+  if (state.pool)
+    for (auto &block : state.pool->blocks)
+      stats.poolBytes += block.second;
+  stats.largestPlanBytes += state.largestPlan;
 }
 
 std::string gp::rt::describeBindings(gpRtProgram &program) {

@@ -63,18 +63,14 @@ struct Variant {
 /// A recorded key: its own executables, so alternating keys replay without
 /// re-instantiating or updating anything.
 struct KeyState {
-  /// The pool the capture got for the shape's run-time sizes (alive as long
-  /// as the executables that use it; they run one at a time on the
-  /// thread's stream, so they share it).
-  std::unique_ptr<DynamicMemory> pool;
   /// The capture's executable, then one per further set of input addresses
   /// that recurs (a caller rotating buffers, a caching allocator handing
   /// the same tensors back): a run on a set one of them is bound to
   /// replays it as it is; another set re-binds the least recently used.
   std::vector<Variant> variants;
   /// What the capture's body handed back to its caller, written back on
-  /// every replay, its words that hold input addresses and the input bases
-  /// they hold now.
+  /// every replay, its words that hold input (or pool) addresses and the
+  /// bases they hold now.
   std::vector<uint8_t> results;
   std::vector<BindingSite> resultSites;
   std::vector<uintptr_t> resultsBound;
@@ -82,6 +78,17 @@ struct KeyState {
 
 struct PartitionState {
   std::map<std::vector<int64_t>, ShapeState> shapes;
+  /// One pool for the run-time-sized buffers of every captured key: keys
+  /// run one at a time on the thread's stream, so the pool needs the
+  /// largest key's plan, not the sum. A capture whose plan does not fit
+  /// replaces it with one that does; graphs of the other keys hold the old
+  /// pool's addresses as binding sites (the pool is their last binding
+  /// range, after the inputs) and are re-bound to the new pool when they
+  /// next replay.
+  std::unique_ptr<DynamicMemory> pool;
+  int64_t poolCapacity = 0;
+  /// The largest plan total of any shape warmed up: what one pool needs.
+  int64_t largestPlan = 0;
   /// At most the policy's graph-cache capacity of executables (over all
   /// keys' variants); past it, the least recently used key is evicted and
   /// its executable updated in place for the new key when the topology
@@ -96,6 +103,8 @@ struct PartitionState {
   std::vector<bool> alignmentKeyed;
   /// The last run's inputs, and its key's placement part.
   std::vector<InputRange> inputs;
+  /// The ranges graphs are bound to: the last run's inputs, then the pool.
+  std::vector<InputRange> bindings;
   std::vector<int64_t> placement;
   /// The inputs by base address at the last run: the next run starts its
   /// sort from there (bound parameters do not move between calls).
@@ -113,7 +122,8 @@ struct PartitionState {
   /// Input address sets seen lately (hash, last use): a set seen twice gets
   /// a variant of its own while the cache has room.
   std::unordered_map<uint64_t, int64_t> seenAddressSets;
-  /// Per input, the sites of each kind the last capture found.
+  /// Per input (then the pool), the sites of each kind the last capture
+  /// found.
   std::vector<std::array<int64_t, 3>> siteCounts;
   /// Memory for run-time sizes of the last eager or warm-up run: its
   /// buffers may outlive the body (partition outputs), so it is kept until
@@ -133,7 +143,7 @@ gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
 /// is bound (re-bound, keyed by address and why, in the arena).
 std::string describeBindings(gpRtProgram &program);
 
-/// Adds a partition's live graphs and pool bytes to `stats`.
+/// Adds a partition's live graphs, pool bytes and largest plan to `stats`.
 void addGraphStats(const PartitionState &state, gpRtStats &stats);
 
 } // namespace gp::rt

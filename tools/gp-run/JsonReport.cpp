@@ -151,6 +151,7 @@ void gp::run::printJsonReport(FILE *out, gpRtArtifact *artifact,
                         ", \"liveGraphs\": " + number(s.liveGraphs) + "}");
   field("memoryBytes",
         "{\"pool\": " + number(s.poolBytes) +
+            ", \"largestShapePlans\": " + number(s.largestPlanBytes) +
             ", \"plannedDeviceArena\": " + number(summary.deviceArenaBytes) +
             ", \"plannedHostArena\": " + number(summary.hostArenaBytes) + "}");
   if (summary.check)

@@ -397,12 +397,14 @@ void printReport(const Session &run, gpRtBackend backend,
   int64_t deviceArena = 0, hostArena = 0;
   check(gpRtArtifactGetArenaBytes(run.artifact, &deviceArena, &hostArena),
         "arena bytes");
-  // The plan's arenas against what the runtime holds (arenas, pools of
-  // captured keys) at the end, for this thread.
-  std::printf("pool bytes: %lld (planned arenas: %lld device, %lld host)\n",
+  // The plan's arenas against what the runtime holds (arenas, the
+  // partitions' pools) at the end, and what the largest shapes need.
+  std::printf("pool bytes: %lld (planned arenas: %lld device, %lld host; "
+              "largest shapes' pool plans: %lld)\n",
               static_cast<long long>(stats.poolBytes),
               static_cast<long long>(deviceArena),
-              static_cast<long long>(hostArena));
+              static_cast<long long>(hostArena),
+              static_cast<long long>(stats.largestPlanBytes));
 }
 
 /// The --input specs with each entry's weight arguments after its own:

@@ -763,14 +763,76 @@ TEST_F(ProgramTest, RuntimeSizedBuffersArePlannedPerShapeKey) {
   EXPECT_EQ(pool, pool0 + 1024); // the key's pool; warm-up memory is gone
   EXPECT_EQ(stats(program).poolBytes, 1024);
 
-  // Another key, another pool.
+  // Another key: the partition's one pool grows to its plan (not the sum).
   AllocatingBody other{5000, 9};
   int64_t key2 = 5000;
   for (int run = 0; run < 2; ++run)
     ASSERT_EQ(gpRtRunPartition(program, 0, &key2, AllocatingBody::run, &other),
               GP_RT_SUCCESS);
-  EXPECT_NE(other.buffer, captured);
-  EXPECT_EQ(stats(program).poolBytes, 1024 + 5120);
+  EXPECT_EQ(stats(program).poolBytes, 5120);
+  EXPECT_EQ(stats(program).largestPlanBytes, 5120);
+}
+
+/// AllocatingBody that hands its buffer back as the partition's result.
+struct HandingBackBody {
+  AllocatingBody body;
+  int64_t **result;
+  static gpRtStatus run(gpRtStream *stream, void *data) {
+    auto *self = static_cast<HandingBackBody *>(data);
+    gpRtStatus status = AllocatingBody::run(stream, &self->body);
+    *self->result = self->body.buffer;
+    return status;
+  }
+};
+
+// One pool serves every shape of a partition: it is as large as the
+// largest shape's plan, a larger shape replaces it, and the graphs of the
+// shapes captured before are re-bound to the new pool (their buffers and
+// handed-back results move with it) instead of keeping the old one or
+// capturing again. Shapes then take turns without captures, all in the
+// same memory, each writing its own value.
+TEST_F(ProgramTest, OnePoolServesEveryShape) {
+  gpRtProgram *program = makeProgram(1, 0);
+  std::vector<int64_t> sizes = {1000, 5000, 3000, 200};
+  std::vector<int64_t *> results(sizes.size(), nullptr);
+  auto run = [&](size_t which) {
+    int64_t key = sizes[which];
+    HandingBackBody body{{sizes[which], 100 + int64_t(which)},
+                         &results[which]};
+    results[which] = nullptr;
+    return gpRtRunPartitionWithResults(program, 0, &key, HandingBackBody::run,
+                                       &body, &results[which],
+                                       sizeof(int64_t *), nullptr, 0);
+  };
+  auto liveBytes = [] {
+    int64_t programs, graphs, streams, bytes;
+    gpRtGetLiveCounts(&programs, &graphs, &streams, &bytes);
+    return bytes;
+  };
+  for (size_t which = 0; which < sizes.size(); ++which) {
+    ASSERT_EQ(run(which), GP_RT_SUCCESS) << gpRtGetLastError(); // warm-up
+    int64_t before = liveBytes();
+    ASSERT_EQ(run(which), GP_RT_SUCCESS) << gpRtGetLastError(); // capture
+    if (which == 1) // 1024 released, 5120 taken
+      EXPECT_EQ(liveBytes() - before, 5120 - 1024);
+    if (which > 1) // fits the pool
+      EXPECT_EQ(liveBytes(), before);
+  }
+  EXPECT_EQ(stats(program).captures, 4);
+  EXPECT_EQ(stats(program).poolBytes, 5120); // not 1024 + 5120 + 3072 + 256
+  EXPECT_EQ(stats(program).largestPlanBytes, 5120);
+  for (int round = 0; round < 3; ++round)
+    for (size_t which = 0; which < sizes.size(); ++which) {
+      ASSERT_EQ(run(which), GP_RT_SUCCESS) << gpRtGetLastError();
+      ASSERT_NE(results[which], nullptr);
+      EXPECT_EQ(*results[which], 100 + int64_t(which)) << "shape " << which;
+      // Every shape's buffer is the pool's first slot now.
+      EXPECT_EQ(results[which], results[1]) << "shape " << which;
+    }
+  gpRtStats s = stats(program);
+  EXPECT_EQ(s.captures, 4);
+  EXPECT_EQ(s.poolBytes, 5120);
+  EXPECT_EQ(s.rebinds, 1); // the first shape, once, to the grown pool
 }
 
 /// Allocates `count` buffers of `bytes` in turn, freeing each after
@@ -832,7 +894,7 @@ TEST_F(ProgramTest, RuntimeSizedFreesShrinkPools) {
               GP_RT_SUCCESS);
   EXPECT_NE(two.seen[0], two.seen[1]);
   EXPECT_EQ(two.seen[2], two.seen[0]); // the freed slot, taken again
-  EXPECT_EQ(stats(program).poolBytes, 1024 + 1024);
+  EXPECT_EQ(stats(program).poolBytes, 1024); // both keys' plans fit one
   // A pointer the runtime did not allocate is ignored.
   int64_t local = 0;
   struct Foreign {

@@ -674,11 +674,15 @@ typedef struct gpRtStats {
   int64_t shapeWarnings;  /* distinct-shape warnings issued */
   int64_t liveGraphs;     /* graphs and executables held */
   int64_t liveStreams;
-  int64_t poolBytes;    /* bytes held by the program's pool */
+  int64_t poolBytes;    /* bytes held by the program's arena and pools */
   int64_t evictions;    /* keys evicted from full graph caches */
   int64_t rebinds;      /* replays that re-bound moved inputs first */
   int64_t reboundSites; /* kernel parameters, copy and memset addresses
                            and result words those re-bindings wrote */
+  int64_t largestPlanBytes; /* per partition, the pool plan of its largest
+                               shape, summed: what its pools need at least
+                               (each partition has one pool for all its
+                               shapes) */
 } gpRtStats;
 
 gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);

@@ -72,7 +72,7 @@ for key in ("captures", "replays"):
     if timed[key] > counters[key]:
         fail(f"timedCounters.{key} exceeds the run's")
 memory = want(doc, "memoryBytes", dict)
-for key in ("pool", "plannedDeviceArena", "plannedHostArena"):
+for key in ("pool", "largestShapePlans", "plannedDeviceArena", "plannedHostArena"):
     want(memory, key, int, "memoryBytes")
 checks = []
 for key, count in (("check", "steps"), ("expectedOutput", "results")):
