@@ -25,6 +25,12 @@
 //          [parameter <name>]   (arguments only: a named parameter, bound
 //                                once by name; see Parameters.cpp)
 //   arg|result index
+//   size <name> <fixed|?> <members> pad|nopad <reason>
+//          a size class of the entry (after its values; Padding.cpp):
+//          members `a<i>.<d>` (argument i's dimension d), `a<i>` (index
+//          argument i), `r<j>.<d>` (result j's dimension d), `r<j>` (index
+//          result j), comma-separated, checked equal at every call; `pad`:
+//          calls may be padded along it to the capture sizes
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,6 +215,14 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       if (gpRtStatus status = parseValue(line, value, text_, key == "arg"))
         return status;
       (key == "arg" ? entry->args : entry->results).push_back(value);
+    } else if (key == "size") {
+      if (!entry)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: size line before any entry");
+      SizeClass size;
+      if (gpRtStatus status = parseSizeLine(line, text_, size))
+        return status;
+      entry->sizes.push_back(std::move(size));
     } else if (!key.empty()) {
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                   "artifact manifest: unknown line '" + text_ + "'");
@@ -220,6 +234,9 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
   for (size_t i = 0; i < artifact.partitions.size(); ++i)
     artifact.partitions[i].reasons = artifact.reasons[i].c_str();
   for (Entry &e : artifact.entries) {
+    // Against the entry's values, all read by now.
+    if (gpRtStatus status = finishSizes(e))
+      return status;
     for (auto [values, infos] : {std::pair{&e.args, &e.argInfos},
                                  std::pair{&e.results, &e.resultInfos}})
       for (Value &v : *values)
@@ -395,6 +412,9 @@ static gpRtStatus loadArtifact(const char *path,
   if (const char *env = std::getenv("GP_DEBUG_OVERWRITE"); env && *env)
     artifact->results.debugOverwrite =
         parseBoolean("GP_DEBUG_OVERWRITE", env, false);
+  if (const char *env = std::getenv("GP_PAD_TO_CAPTURE_SIZES"); env && *env)
+    artifact->padding.enabled =
+        parseBoolean("GP_PAD_TO_CAPTURE_SIZES", env, true);
   *result = artifact.release();
   return GP_RT_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include "GraphPart/Runtime/GPRuntime.h"
 #include "RuntimeInternal.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -13,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,9 +34,46 @@ struct Value {
   /// The name of the parameter the argument is (`parameter <name>`), or "".
   std::string parameter;
 };
+/// One dimension (or index value) of a size class: a buffer argument's
+/// dimension `dim`, index argument `index` itself, a buffer result's
+/// dimension `dim`, or index result `index` itself.
+struct SizeMember {
+  enum Kind : uint8_t { ArgumentDim, IndexArgument, ResultDim, IndexResult };
+  bool isResult() const { return kind == ResultDim || kind == IndexResult; }
+  Kind kind = ArgumentDim;
+  int32_t index = 0;
+  int32_t dim = 0;
+};
+
+/// A size class (the manifest's `size` line): dynamic dimensions the
+/// program uses as one size, which every call must give equal (and equal
+/// to `fixed` when the program fixes it), and whether padding along it is
+/// safe: every element along it is computed independently, so a call on
+/// inputs padded along it, its results sliced back, gives the same values.
+struct SizeClass {
+  std::string name;
+  int64_t fixed = -1; // -1: not fixed (`?`)
+  /// Argument members first (in manifest order), then result members.
+  std::vector<SizeMember> members;
+  int32_t numArgumentMembers = 0;
+  bool paddable = false;
+  /// Why not (`nopad <reason>`), else "".
+  std::string reason;
+  /// The manifest line, for messages about it once the entry is read.
+  std::string line;
+
+  /// Whether calls may be padded along it.
+  bool pads() const { return paddable && fixed < 0; }
+};
+
 struct Entry {
   std::string name;
   std::vector<Value> args, results;
+  /// The size classes, and gpRtArtifactDescribeSizes' text for them.
+  std::vector<SizeClass> sizes;
+  std::string sizesText;
+  /// Whether any class pads (SizeClass::pads).
+  bool pads = false;
   std::vector<gpRtValueInfo> argInfos, resultInfos;
   /// Per argument, the index of the parameter it is in the artifact's
   /// table, or -1.
@@ -120,6 +160,78 @@ struct ResultTracker {
   std::deque<TrackedResult> tracked;
 };
 
+/// A runtime-owned buffer a padded argument is copied into: device memory
+/// for a cuda program's device buffers, host memory otherwise.
+struct StagingBuffer {
+  void *data = nullptr;
+  int64_t bytes = 0;
+  bool onDevice = false;
+};
+
+/// What one thread holds to pad the calls of one entry, reused by each of
+/// them: a call allocates nothing once the buffers are large enough, and
+/// the buffers keep their addresses, so graphs that hold them replay
+/// without re-binding.
+struct PaddedCall {
+  /// The arguments the entry runs on: the caller's, with each padded
+  /// buffer's slot pointing at its descriptor in `descriptors` and each
+  /// padded index at its value in `indexValues`.
+  std::vector<void *> args;
+  /// Per argument: gpRtMemRef words, the padded sizes, the staging buffer.
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<std::vector<int64_t>> sizes;
+  std::vector<StagingBuffer> staging;
+  std::vector<int64_t> indexValues;
+  /// Per size class of the entry: the size a call had before it was padded
+  /// (its results are sliced back to it), or -1 when it was not padded.
+  std::vector<int64_t> from;
+  /// Scratch for the copies (dimension counters).
+  std::vector<int64_t> counter;
+};
+
+/// An artifact's padding to the capture sizes (Padding.cpp).
+struct PaddingState {
+  /// Off with GP_PAD_TO_CAPTURE_SIZES=0 or gpRtArtifactSetPadding(0).
+  std::atomic<bool> enabled{true};
+  std::mutex mutex; // Guards `calls` (the table, not each call's) and
+                    // `warned`.
+  std::map<std::pair<std::thread::id, int32_t>, std::unique_ptr<PaddedCall>>
+      calls;
+  /// (entry, size class or -1 for a layout) already warned about.
+  std::set<std::pair<int32_t, int32_t>> warned;
+};
+
+/// Reads a manifest `size` line (after the key) into `size`: fails,
+/// quoting `text`, when it is malformed.
+gpRtStatus parseSizeLine(std::istringstream &line, const std::string &text,
+                         SizeClass &size);
+
+/// Checks `entry`'s size classes against its arguments and results (each
+/// member a dynamic dimension of a buffer, or an index argument; no
+/// dimension in two classes; names unique; at least one argument member)
+/// and orders each one's members, arguments first; writes the entry's
+/// description. Fails quoting the line.
+gpRtStatus finishSizes(Entry &entry);
+
+/// Fails, naming both members and the size, when a call's arguments
+/// disagree on one of the entry's size classes or miss a fixed one. No
+/// allocation unless it fails.
+gpRtStatus checkSizes(const Entry &entry, void *const *args);
+
+/// Pads a call of entry `index` (arguments checked) to the capture sizes
+/// where its size classes allow: `padded` is the padded call, or null when
+/// the call runs at its own sizes.
+gpRtStatus padArguments(gpRtArtifact &artifact, int32_t index, void **args,
+                        PaddedCall *&padded);
+
+/// Slices a padded call's results back: every result member of a padded
+/// class gets the size the call had.
+void unpadResults(const Entry &entry, const PaddedCall &padded,
+                  void **results);
+
+/// Frees the staging buffers (at unload, before the program goes).
+void releaseStaging(gpRtArtifact &artifact);
+
 /// Calls entry `index` of `artifact` on the calling thread (arguments
 /// checked by the caller), counting the call, with the overwrite debug mode
 /// around it when it is on.
@@ -165,8 +277,11 @@ struct gpRtArtifact {
   gp::rt::ResultTracker results;
   /// The named parameters (`parameter <name>` arguments) and their bindings.
   gp::rt::ParameterTable parameters;
+  /// Calls padded to the capture sizes (staging buffers per thread).
+  gp::rt::PaddingState padding;
 
   ~gpRtArtifact() {
+    gp::rt::releaseStaging(*this);
     for (gp::rt::TrackedResult &tracked : results.tracked)
       gp::rt::releaseTracked(program, tracked);
     if (program)

@@ -8,6 +8,9 @@
 
 using namespace gp::rt;
 
+static_assert(sizeof(CudaDriver::Memcpy2D) == 128,
+              "CudaDriver::Memcpy2D must have CUDA_MEMCPY2D's layout");
+
 gpRtStatus CudaDriver::check(Result result, const char *what) const {
   if (result == 0)
     return GP_RT_SUCCESS;
@@ -83,6 +86,8 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
       if (!load(fn, name) && !missing)
         missing = name;
     };
+    // Not needed for re-binding: row-by-row copies stand in for it.
+    load(driver.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2");
     optional(driver.cuCtxGetCurrent, "cuCtxGetCurrent");
     optional(driver.cuGraphGetNodes, "cuGraphGetNodes");
     optional(driver.cuGraphNodeGetType, "cuGraphNodeGetType");

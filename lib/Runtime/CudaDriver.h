@@ -53,6 +53,27 @@ struct CudaDriver {
                               Handle stream) = nullptr;
   Result (*cuMemcpyDtoDAsync)(DevicePtr dst, DevicePtr src, size_t bytes,
                               Handle stream) = nullptr;
+  /// CUDA_MEMCPY2D: `Height` rows of `WidthInBytes`, each `srcPitch` apart
+  /// from the source and `dstPitch` apart at the destination.
+  struct Memcpy2D {
+    size_t srcXInBytes = 0, srcY = 0;
+    int srcMemoryType = 0;
+    const void *srcHost = nullptr;
+    DevicePtr srcDevice = 0;
+    Handle srcArray = nullptr;
+    size_t srcPitch = 0;
+    size_t dstXInBytes = 0, dstY = 0;
+    int dstMemoryType = 0;
+    void *dstHost = nullptr;
+    DevicePtr dstDevice = 0;
+    Handle dstArray = nullptr;
+    size_t dstPitch = 0;
+    size_t WidthInBytes = 0, Height = 0;
+  };
+  static constexpr int kMemoryTypeUnified = 4; // CU_MEMORYTYPE_UNIFIED
+  /// Strided copies in one call (padding a dimension other than the
+  /// outermost, Padding.cpp); null if absent, then copied row by row.
+  Result (*cuMemcpy2DAsync)(const Memcpy2D *copy, Handle stream) = nullptr;
   Result (*cuMemsetD8Async)(DevicePtr dst, unsigned char value, size_t count,
                             Handle stream) = nullptr;
   Result (*cuMemsetD32Async)(DevicePtr dst, unsigned value, size_t count,

@@ -101,7 +101,17 @@ bool Policy::inCaptureSizes(const std::vector<int64_t> &key) const {
   return false;
 }
 
-/// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two).
+std::vector<int64_t> gp::rt::defaultCaptureSizes() {
+  std::vector<int64_t> sizes = {1, 2, 4, 8};
+  for (int64_t size = 16; size <= 256; size += 8)
+    sizes.push_back(size);
+  for (int64_t size = 272; size <= 512; size += 16)
+    sizes.push_back(size);
+  return sizes;
+}
+
+/// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two); the word
+/// `default` stands for defaultCaptureSizes().
 gpRtStatus gp::rt::parseCaptureSizes(const std::string &text,
                                      std::vector<std::vector<int64_t>> &keys,
                                      int32_t &keyLength) {
@@ -110,6 +120,18 @@ gpRtStatus gp::rt::parseCaptureSizes(const std::string &text,
   std::stringstream list(text);
   std::string item;
   while (std::getline(list, item, ',')) {
+    if (item == "default") {
+      if (keyLength >= 0 && keyLength != 1)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "GP_CUDAGRAPH_CAPTURE_SIZES: 'default' stands for sizes "
+                    "of one value (1,2,4,8,16,...,512); the other entries "
+                    "have " +
+                        std::to_string(keyLength));
+      for (int64_t size : defaultCaptureSizes())
+        keys.push_back({size});
+      keyLength = 1;
+      continue;
+    }
     std::vector<int64_t> key;
     std::stringstream parts(item);
     std::string part;

@@ -53,7 +53,14 @@ struct Policy {
 bool parseBoolean(const char *name, const std::string &text, bool fallback,
                   bool *recognised = nullptr);
 
-/// Parses capture sizes: "1,2,4" (keys of one value) or "2x3,4x5".
+/// The capture sizes the word `default` stands for: 1, 2, 4, 8, every
+/// multiple of 8 up to 256, then every multiple of 16 up to 512 (the
+/// buckets calls are padded to, Padding.cpp).
+std::vector<int64_t> defaultCaptureSizes();
+
+/// Parses capture sizes: "1,2,4" (keys of one value) or "2x3,4x5"; the
+/// word `default` (alone or in a list of sizes of one value) stands for
+/// defaultCaptureSizes().
 gpRtStatus parseCaptureSizes(const std::string &text,
                              std::vector<std::vector<int64_t>> &keys,
                              int32_t &keyLength);

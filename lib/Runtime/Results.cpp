@@ -352,6 +352,15 @@ gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
           entry, args,
           entry.takesParameters ? resolved.fromBinding.data() : nullptr))
     return status;
+  // The sizes the program uses as one must be one: compiled code would
+  // read past the smaller buffer.
+  if (gpRtStatus status = checkSizes(entry, args))
+    return status;
+  // Sizes that are not capture sizes run padded to the next one.
+  PaddedCall *padded = nullptr;
+  if (entry.pads)
+    if (gpRtStatus status = padArguments(artifact, index, args, padded))
+      return status;
   int64_t call = 0;
   bool debug = false;
   {
@@ -362,8 +371,15 @@ gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
   if (debug)
     if (gpRtStatus status = poisonPrevious(artifact, index, call))
       return status;
-  if (gpRtStatus status = entry.function(artifact.program, args, results))
+  // A result in a padded argument's staging buffer is the runtime's, like
+  // one in the program's memory (the debug mode below tracks it).
+  if (gpRtStatus status = entry.function(
+          artifact.program, padded ? padded->args.data() : args, results))
     return status;
+  if (padded) {
+    unpadResults(entry, *padded, results);
+    artifact.program->count(&gpRtStats::paddedCalls);
+  }
   if (debug)
     return trackResults(artifact, index, args, results, call);
   return GP_RT_SUCCESS;

@@ -1,7 +1,8 @@
 //===- Describe.cpp - what gp-run prints of an artifact and writes -------===//
 //
 // --print-entries (an --input template per argument), --print-partitions
-// (the partition table) and --output (results as .npy files).
+// (the partition table and each entry's size classes) and --output
+// (results as .npy files).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "Npy.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 using namespace gp::run;
@@ -67,6 +69,23 @@ void gp::run::printPartitions(gpRtArtifact *artifact, FILE *messages) {
                 info.capturable ? "capturable" : "eager", info.numShapeSymbols,
                 info.capturable ? "" : ": ",
                 info.capturable ? "" : info.reasons);
+  }
+  // The sizes each entry uses as one, and whether calls are padded along
+  // them to the capture sizes.
+  for (int32_t e = 0; e < gpRtArtifactNumEntries(artifact); ++e) {
+    const char *sizes = nullptr;
+    check(gpRtArtifactDescribeSizes(artifact, e, &sizes), "sizes");
+    if (!*sizes)
+      continue;
+    gpRtEntryInfo info;
+    check(gpRtArtifactGetEntry(artifact, e, &info), "entry");
+    std::fprintf(messages, "entry %s sizes:\n", info.name);
+    for (const char *line = sizes; *line;) {
+      const char *end = std::strchr(line, '\n');
+      size_t length = end ? end - line : std::strlen(line);
+      std::fprintf(messages, "  %.*s\n", static_cast<int>(length), line);
+      line += length + (end ? 1 : 0);
+    }
   }
 }
 

@@ -18,7 +18,9 @@ namespace gp::run {
 /// and per result `result TYPE DEVICE`.
 void printEntries(gpRtArtifact *artifact);
 
-/// --print-partitions: the partition table, on `messages`.
+/// --print-partitions: the partition table, then per entry with size
+/// classes `entry NAME sizes:` and a line per class
+/// (gpRtArtifactDescribeSizes), on `messages`.
 void printPartitions(gpRtArtifact *artifact, FILE *messages);
 
 /// --output: PATH itself for one result, PATH.N.npy for each of several;

@@ -7,6 +7,7 @@
 
 #include "JsonReport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -76,6 +77,35 @@ std::string stringList(const std::vector<std::string> &items) {
   return out + "]";
 }
 
+/// Per entry run (by name), its size classes: name, whether calls are
+/// padded along it, why not (the compiler's words) and the size the
+/// program fixes it at.
+std::string sizeClasses(gpRtArtifact *artifact,
+                        const std::vector<std::string> &entries) {
+  std::string out = "{";
+  std::vector<std::string> done;
+  for (const std::string &name : entries) {
+    int32_t entry = 0;
+    if (std::find(done.begin(), done.end(), name) != done.end() ||
+        gpRtArtifactFindEntry(artifact, name.c_str(), &entry) != GP_RT_SUCCESS)
+      continue;
+    std::string list = "[";
+    for (int32_t i = 0; i < gpRtArtifactNumSizes(artifact, entry); ++i) {
+      gpRtSizeInfo info{};
+      if (gpRtArtifactGetSize(artifact, entry, i, &info) != GP_RT_SUCCESS)
+        continue;
+      list += std::string(i ? ", " : "") + "{\"name\": " + quoted(info.name) +
+              ", \"padded\": " + (info.padded ? "true" : "false") +
+              ", \"reason\": " + (info.reason ? quoted(info.reason) : "null") +
+              ", \"fixed\": " +
+              (info.fixed >= 0 ? number(info.fixed) : "null") + "}";
+    }
+    out += (done.empty() ? "" : ", ") + quoted(name) + ": " + list + "]";
+    done.push_back(name);
+  }
+  return out + "}";
+}
+
 } // namespace
 
 double gp::run::percentile(const std::vector<double> &values, double q) {
@@ -118,6 +148,7 @@ void gp::run::printJsonReport(FILE *out, gpRtArtifact *artifact,
   }
   field("target", quoted(gpRtArtifactTarget(artifact)));
   field("partitions", partitions + "]");
+  field("sizes", sizeClasses(artifact, summary.entries));
 
   const std::vector<double> &micros = summary.micros;
   double mean = 0;
@@ -148,7 +179,8 @@ void gp::run::printJsonReport(FILE *out, gpRtArtifact *artifact,
                         ", \"evictions\": " + number(s.evictions) +
                         ", \"rebinds\": " + number(s.rebinds) +
                         ", \"reboundSites\": " + number(s.reboundSites) +
-                        ", \"liveGraphs\": " + number(s.liveGraphs) + "}");
+                        ", \"liveGraphs\": " + number(s.liveGraphs) +
+                        ", \"paddedCalls\": " + number(s.paddedCalls) + "}");
   field("memoryBytes",
         "{\"pool\": " + number(s.poolBytes) +
             ", \"largestShapePlans\": " + number(s.largestPlanBytes) +

@@ -1,7 +1,8 @@
 //===- JsonReport.h - gp-run --json ---------------------------*- C++ -*-===//
 //
 // The run as one JSON document on stdout, for scripts: the program's
-// partitions, per-step latency percentiles, the runtime's counters (the
+// partitions, the size classes of the entries run, per-step latency
+// percentiles, the runtime's counters (the
 // timed steps' and the whole run's), memory, and what --check and
 // --expected-output found. docs/Reports.md describes every field.
 //

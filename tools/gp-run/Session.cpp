@@ -372,7 +372,8 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(timed.replays));
   std::printf("captures: %lld  replays: %lld  updates: %lld  "
               "instantiations: %lld  eager runs: %lld  warm-up runs: %lld  "
-              "shape warnings: %lld  evictions: %lld  rebinds: %lld\n",
+              "shape warnings: %lld  evictions: %lld  rebinds: %lld  "
+              "padded calls: %lld\n",
               static_cast<long long>(stats.captures),
               static_cast<long long>(stats.replays),
               static_cast<long long>(stats.updates),
@@ -381,7 +382,8 @@ void printReport(const Session &run, gpRtBackend backend,
               static_cast<long long>(stats.warmupRuns),
               static_cast<long long>(stats.shapeWarnings),
               static_cast<long long>(stats.evictions),
-              static_cast<long long>(stats.rebinds));
+              static_cast<long long>(stats.rebinds),
+              static_cast<long long>(stats.paddedCalls));
   if (options.printPartitions) {
     // How each captured partition's graphs follow the inputs they hold.
     const char *bindings = nullptr;

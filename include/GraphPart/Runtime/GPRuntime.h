@@ -601,7 +601,9 @@ gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
 /* Calls entry `index` on the calling thread: args[i] points to the i-th
  * argument (a gpRtMemRef for buffers, an int64_t for index values; a
  * buffer with other than the entry's static sizes, or strided where the
- * entry takes a row-major buffer, fails with GP_RT_ERROR_INVALID_ARGUMENT);
+ * entry takes a row-major buffer, and sizes the program uses as one that
+ * differ (size classes, GPRuntimeHost.h) fail with
+ * GP_RT_ERROR_INVALID_ARGUMENT);
  * results[i] to storage for the i-th result, filled in. Buffers returned
  * live in the program's memory until the entry runs again on this thread.
  *
@@ -683,6 +685,8 @@ typedef struct gpRtStats {
                                shape, summed: what its pools need at least
                                (each partition has one pool for all its
                                shapes) */
+  int64_t paddedCalls; /* artifact calls run on arguments padded to the
+                          capture sizes (gpRtArtifactSetPadding) */
 } gpRtStats;
 
 gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);

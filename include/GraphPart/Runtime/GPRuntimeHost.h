@@ -74,6 +74,63 @@ gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact, const char *name,
                                      const char *elementType,
                                      const void *descriptor);
 
+/* Size classes and padding to the capture sizes. The compiler states, per
+ * entry, which dynamic dimensions the program uses as one size (a size
+ * class: the manifest's `size` lines), whether it fixes that size, and
+ * whether padding along it is safe (every element along it is computed
+ * independently). Every call checks the classes: arguments that disagree
+ * fail with GP_RT_ERROR_INVALID_ARGUMENT, naming both ("entry 'f':
+ * argument 2 dimension 0 is 1, but argument 0 dimension 0 is 100000: the
+ * program uses them as one size (s0)"), and nothing runs.
+ *
+ * Padding: while capture sizes of one value are set (capture on; e.g.
+ * GP_CUDAGRAPH_CAPTURE_SIZES=1,2,4,8 or `default`), a call whose size n of
+ * a paddable class is not a capture size but is below the largest runs on
+ * copies of its arguments padded to the smallest capture size above n
+ * (index arguments of the class get that size), each padded position a
+ * copy of the last real one along its dimension (zeros when n is 0), and
+ * its results' dimensions of the class are set back to n (same strides: a
+ * view of the padded result's first n positions). The copies are
+ * runtime-owned buffers per thread, entry and argument, reused by every
+ * call; on the cuda backend they are made in stream order on the calling
+ * thread's program stream. Only row-major arguments are padded (a call
+ * with another one runs at its own sizes, warning once per entry), and a
+ * size above the largest capture size runs at its own size (warning once
+ * per entry and class). gpRtStats.paddedCalls counts padded calls. */
+
+/* Padding on (default; GP_PAD_TO_CAPTURE_SIZES=0 at load turns it off) or
+ * off (calls run at their own sizes; the checks stay). */
+gpRtStatus gpRtArtifactSetPadding(gpRtArtifact *artifact, int32_t enabled);
+
+/* Sets the program's capture sizes from text as GP_CUDAGRAPH_CAPTURE_SIZES
+ * takes it ("1,2,4,8", "2x3,4x5", "default": 1, 2, 4, 8, every multiple of
+ * 8 up to 256, every multiple of 16 up to 512); NULL, "" or "-" lifts the
+ * list (gpRtProgramSetCaptureSizes). */
+gpRtStatus gpRtArtifactSetCaptureSizes(gpRtArtifact *artifact,
+                                       const char *sizes);
+
+/* One size class of an entry. */
+typedef struct gpRtSizeInfo {
+  const char *name;   /* the program's name for it ("s0", "arg0_dim0") */
+  int64_t fixed;      /* the size the program fixes it at, or -1 */
+  int32_t padded;     /* 1: calls are padded along it to the capture sizes */
+  const char *reason; /* why padding is not safe (the compiler's words), or
+                         NULL when it is */
+} gpRtSizeInfo;
+
+/* The size classes of entry `entry` (0 for NULL or no such entry). */
+int32_t gpRtArtifactNumSizes(gpRtArtifact *artifact, int32_t entry);
+gpRtStatus gpRtArtifactGetSize(gpRtArtifact *artifact, int32_t entry,
+                               int32_t index, gpRtSizeInfo *info);
+
+/* The size classes of entry `entry`, one line each ("size arg0_dim0
+ * (argument 0 dimension 0, result 0 dimension 0): padded to the capture
+ * sizes", "...: not padded: <reason>", "...: fixed at 16"), each ending in
+ * a newline; "" when it has none. Text owned by the artifact, valid until
+ * it is unloaded. */
+gpRtStatus gpRtArtifactDescribeSizes(gpRtArtifact *artifact, int32_t entry,
+                                     const char **text);
+
 #ifdef __cplusplus
 }
 #endif

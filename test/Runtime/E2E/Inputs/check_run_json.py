@@ -49,6 +49,29 @@ for index, part in enumerate(want(doc, "partitions", list)):
     if (kind == "eager") != bool(reasons):
         fail(f"{where}: an eager partition, and only one, has reasons")
     kinds.append(kind + (":" + ",".join(reasons) if reasons else ""))
+sizes = want(doc, "sizes", dict)
+if set(sizes) != set(entries):
+    fail(f"sizes: entries {sorted(sizes)}, but the run's are {sorted(set(entries))}")
+classes = []
+for entry, listed in sizes.items():
+    if not isinstance(listed, list):
+        fail(f"sizes.{entry}: not a list")
+    for index, size in enumerate(listed):
+        where = f"sizes.{entry}[{index}]"
+        if not isinstance(size, dict):
+            fail(f"{where}: not an object")
+        name = want(size, "name", str, where)
+        padded = want(size, "padded", bool, where)
+        reason = want(size, "reason", (str, type(None)), where)
+        fixed = want(size, "fixed", (int, type(None)), where)
+        if fixed is not None and fixed < 0:
+            fail(f"{where}: fixed is negative")
+        if padded and (reason is not None or fixed is not None):
+            fail(f"{where}: a padded size has no reason and is not fixed")
+        if not padded and fixed is None and not reason:
+            fail(f"{where}: a size that is not padded and not fixed says why")
+        classes.append(f"{name}:" + ("fixed" if fixed is not None else
+                                     "pad" if padded else "nopad"))
 latency = want(doc, "latencyMicroseconds", dict)
 if want(latency, "steps", int, "latency") != doc["iterations"]:
     fail("latency: one step per iteration")
@@ -65,7 +88,7 @@ for key in ("captures", "instantiations", "updates", "rebinds", "replays"):
 counters = want(doc, "counters", dict)
 for key in ("warmupRuns", "captures", "instantiations", "updates", "replays",
             "eagerRuns", "shapeWarnings", "evictions", "rebinds",
-            "reboundSites", "liveGraphs"):
+            "reboundSites", "liveGraphs", "paddedCalls"):
     if want(counters, key, int, "counters") < 0:
         fail(f"counters: {key} is negative")
 for key in ("captures", "replays"):
@@ -90,3 +113,5 @@ if (doc["status"] == 0) != all("ok" in c for c in checks):
 print(f"entries {','.join(entries)}: partitions {' '.join(kinds)}; "
       f"replays {counters['replays']}; {'; '.join(checks) or 'no checks'}; "
       f"status {doc['status']}")
+print(f"sizes {' '.join(classes) or 'none'}; "
+      f"padded calls {counters['paddedCalls']}")
