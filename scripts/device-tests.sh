@@ -62,6 +62,11 @@ prepare() {
     "$root/build/bin/gp-compile" "$program" --bufferize --target cuda \
       --weights "$out/artifacts/$stem.weights" -o "$out/artifacts/$stem.cuda.so"
   done
+  # Linalg on tensors the cuda tests compile with --bufferize.
+  for program in "$root"/test/Runtime/E2E/Inputs/padding/*.mlir; do
+    "$root/build/bin/gp-compile" "$program" --bufferize --target cuda \
+      -o "$out/artifacts/$(basename "$program" .mlir).cuda.so"
+  done
   # Artifacts the cuda tests compile with pipeline options.
   "$root/build/bin/gp-compile" "$root/test/Runtime/E2E/Inputs/unranged_store.mlir" \
     --target cuda -p checked=true -o "$out/artifacts/unranged_store.checked=true.cuda.so"
@@ -142,6 +147,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/unnamed-dims-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/memory-plan-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/padding-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test" || status=1

@@ -24,6 +24,9 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   import.defaultDevice = options.defaultDevice;
   import.weightsDir = options.weightsDir;
   pm.addPass(createGPImportPass(import));
+  // The entry's sizes are read off the program as written, before
+  // partitioning and fusion move its kernels.
+  pm.addNestedPass<func::FuncOp>(createGPSizeClassesPass());
   pm.addPass(createGPExpandStridedCopiesPass());
   if (options.reorder) {
     GPReorderPassOptions reorder;

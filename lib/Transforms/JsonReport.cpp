@@ -140,6 +140,37 @@ static void writeFunction(llvm::json::OStream &json,
       });
     });
     json.attribute("frees", frees);
+    // The entry's run-time sizes (gp-size-classes): members as
+    // [index, dimension] pairs, and why padding is not safe, if it is not.
+    json.attributeArray("sizes", [&] {
+      auto classes = func->getAttrOfType<ArrayAttr>(
+          GPDialect::getSizeClassesAttrName());
+      if (!classes)
+        return;
+      for (auto sizeClass : classes.getAsRange<SizeClassAttr>())
+        json.object([&] {
+          json.attribute("name", sizeClass.getName().getValue());
+          for (auto [key, pairs] :
+               {std::pair{"arguments", sizeClass.getArguments().asArrayRef()},
+                std::pair{"results", sizeClass.getResults().asArrayRef()}})
+            json.attributeArray(key, [&] {
+              for (size_t i = 0; i < pairs.size(); i += 2)
+                json.array([&] {
+                  json.value(pairs[i]);
+                  json.value(pairs[i + 1]);
+                });
+            });
+          json.attribute("fixed", sizeClass.getFixed() < 0
+                                      ? llvm::json::Value(nullptr)
+                                      : llvm::json::Value(sizeClass.getFixed()));
+          json.attribute("paddable", sizeClass.isPaddable());
+          json.attribute("reason", sizeClass.isPaddable()
+                                       ? llvm::json::Value(nullptr)
+                                       : llvm::json::Value(
+                                             sizeClass.getUnpaddable()
+                                                 .getValue()));
+        });
+    });
     json.attributeArray("arenas", [&] {
       auto arenas = func->getAttrOfType<ArrayAttr>(
           GPDialect::getArenasAttrName());

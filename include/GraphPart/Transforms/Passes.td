@@ -267,6 +267,32 @@ def GPPlanMemoryPass : Pass<"gp-plan-memory"> {
   ];
 }
 
+def GPSizeClassesPass : Pass<"gp-size-classes", "func::FuncOp"> {
+  let summary = "Record an entry's run-time sizes and whether padding them is safe";
+  let description = [{
+    Finds which dynamic argument dimensions (and `index` arguments used as
+    sizes) the function uses as one size, and which result dimensions are
+    that size (`computeSizeClasses`): a linalg loop ties every dimension it
+    indexes directly, a copy ties its sides, and buffers allocated or viewed
+    with a symint have that symint's size. Records them as the function's
+    `gp.size_classes` (`#gp.size_class`), which the manifest carries to the
+    runtime: it checks at every call that the caller's sizes agree, and may
+    pad a size whose positions are proven independent (every loop over it
+    parallel and direct, no opaque op or reshape mixing it, never read as a
+    value, no argument sized by it written in place) to a captured size.
+    Runs on gp programs before partitioning.
+
+    ```mlir
+    // gp-opt --gp-size-classes
+    func.func @f(%x: memref<?x16xf32, #gp.device<cuda:0>>, ...)
+        attributes {gp.size_classes = [#gp.size_class<"arg0_dim0",
+            arguments = [0, 0], results = [0, 0],
+            fixed = -1, unpaddable = "">]}
+    ```
+  }];
+  let dependentDialects = ["::mlir::gp::GPDialect"];
+}
+
 def GPVerifyPlanPass : Pass<"gp-verify-plan"> {
   let summary = "Check that a memory plan never touches freed memory";
   let description = [{

@@ -4,8 +4,10 @@
 // share of the program's arenas (GPToRuntimeState::prepare sized it), its
 // arguments loaded from `args`, its results stored through `results`; its
 // signature goes into the manifest (`entry`, an `arg` line per argument, a
-// parameter's ending in `parameter <name>`, and a `result` line per result).
-// The function stays while its body is lowered op by op; lowering its
+// parameter's ending in `parameter <name>`, a `result` line per result,
+// and a `size` line per run-time size gp-size-classes found: `size <name>
+// <fixed|?> <members> pad` or `... nopad <reason>`, members `aI.D`, `aI`
+// (an index argument) and `rJ.D`). The function stays while its body is lowered op by op; lowering its
 // `func.return` erases it.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +18,43 @@ using namespace mlir;
 using namespace mlir::gp;
 
 namespace {
+
+/// The manifest's `size` lines of `function`.
+std::string describeSizeClasses(func::FuncOp function) {
+  auto classes = function->getAttrOfType<ArrayAttr>(
+      GPDialect::getSizeClassesAttrName());
+  if (!classes)
+    return "";
+  std::string text;
+  for (auto sizeClass : classes.getAsRange<SizeClassAttr>()) {
+    text += "size " + sizeClass.getName().getValue().str() + " " +
+            (sizeClass.getFixed() < 0 ? std::string("?")
+                                      : std::to_string(sizeClass.getFixed())) +
+            " ";
+    std::string members;
+    for (auto [prefix, pairs] :
+         {std::pair{"a", sizeClass.getArguments().asArrayRef()},
+          std::pair{"r", sizeClass.getResults().asArrayRef()}})
+      for (size_t i = 0; i < pairs.size(); i += 2) {
+        members += (members.empty() ? "" : ",") + std::string(prefix) +
+                   std::to_string(pairs[i]);
+        if (pairs[i + 1] >= 0)
+          members += "." + std::to_string(pairs[i + 1]);
+      }
+    text += members;
+    if (sizeClass.isPaddable()) {
+      text += " pad\n";
+    } else {
+      // One line: the reason's line breaks (none are written) as spaces.
+      std::string reason = sizeClass.getUnpaddable().getValue().str();
+      for (char &c : reason)
+        if (c == '\n' || c == '\r')
+          c = ' ';
+      text += " nopad " + reason + "\n";
+    }
+  }
+  return text;
+}
 
 struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
   using GPToRuntimePattern::GPToRuntimePattern;
@@ -76,6 +115,7 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
                << "result type " << result << " is not a buffer or an index";
       signature += "result " + GPToRuntimeState::describe(result) + "\n";
     }
+    signature += describeSizeClasses(function);
     state.entriesManifest += signature;
 
     Value deviceArena, hostArena;

@@ -3,11 +3,13 @@
 // A function becomes an entry point; each partition an outlined body run
 // through gpRtRunPartitionWithResults with its index inputs as the shape
 // key; kernels host functions launched by the runtime; the manifest
-// describes partitions, arenas and signatures. The key has two entries:
+// describes partitions, arenas, signatures and the entry's sizes (%x's
+// length and %n are one size, the result's; the doubling keeps every
+// position apart, so it may be padded). The key has two entries:
 // s0, and the size of %x, which the program leaves unnamed but the kernel's
 // parameters hold (gp-partition names it).
 
-// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 2\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 2 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0A\00")
+// CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 2\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 2 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0Asize s0 ? a0.0,a1,r0.0 pad\0A\00")
 // CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @gpRtProgramArena
 // Each buffer input's reach (0 when a size is 0) goes with its base, so

@@ -39,7 +39,7 @@ func.func @forward(%x: tensor<4x8xf32>,
 // is an ordinary input.
 // BUFFERIZED-LABEL: func.func @embed
 // BUFFERIZED-SAME: (%{{.+}}: memref<?x4xf32>, %{{.+}}: memref<?x4xf32> {gp.parameter = "wte.weight"}, %{{.+}}: memref<4xf32>, %{{.+}}: index)
-// CHECK: @gp_manifest({{.*}}\0Aentry embed 4 1\0Aarg memref f32 2 ? 4 cuda:0\0Aarg memref f32 2 ? 4 cuda:0 parameter wte.weight\0Aarg memref f32 1 4 cuda:0\0Aarg index\0Aresult memref f32 2 ? 4 cuda:0\0A\00")
+// CHECK: @gp_manifest({{.*}}\0Aentry embed 4 1\0Aarg memref f32 2 ? 4 cuda:0\0Aarg memref f32 2 ? 4 cuda:0 parameter wte.weight\0Aarg memref f32 1 4 cuda:0\0Aarg index\0Aresult memref f32 2 ? 4 cuda:0\0Asize arg0_dim0 ? a0.0,a1.0,r0.0 nopad argument 1 is the parameter 'wte.weight', bound once at its own size\0A\00")
 func.func @embed(%x: tensor<?x4xf32>, %table: tensor<?x4xf32> {gp.parameter = "wte.weight"},
                  %scale: tensor<4xf32>, %n: index) -> tensor<?x4xf32> {
   %c0 = arith.constant 0 : index

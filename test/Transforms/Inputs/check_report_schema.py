@@ -21,7 +21,7 @@ need(report.get("functions"), list, "functions")
 for f in report["functions"]:
     for key in ("name", "location"):
         need(f.get(key), str, f"function.{key}")
-    for key in ("arguments", "results", "partitions", "buffers", "arenas"):
+    for key in ("arguments", "results", "partitions", "buffers", "arenas", "sizes"):
         need(f.get(key), list, f"{f['name']}.{key}")
     need(f.get("frees"), int, f"{f['name']}.frees")
     for p in f["partitions"]:
@@ -45,8 +45,20 @@ for f in report["functions"]:
     for a in f["arenas"]:
         need(a.get("device"), str, "arena.device")
         need(a.get("bytes"), int, "arena.bytes")
+    for s in f["sizes"]:
+        need(s.get("name"), str, "size.name")
+        for key in ("arguments", "results"):
+            need(s.get(key), list, "size." + key)
+            for pair in s[key]:
+                assert isinstance(pair, list) and len(pair) == 2, pair
+        need(s.get("paddable"), bool, "size.paddable")
+        assert s.get("fixed") is None or isinstance(s["fixed"], int)
+        assert (s.get("reason") is None) == s["paddable"], s
+    sizes = "".join(
+        f"; size {s['name']} " + ("paddable" if s["paddable"] else "not paddable: " + s["reason"])
+        for s in f["sizes"])
     kinds = [p["kind"] + (":" + ",".join(p["reasons"]) if p["reasons"] else "")
              for p in f["partitions"]]
     print(f"function {f['name']}: partitions {' '.join(kinds)}; "
           f"buffers {len(f['buffers'])}; frees {f['frees']}; "
-          f"arenas {' '.join(str(a['bytes']) for a in f['arenas'])}")
+          f"arenas {' '.join(str(a['bytes']) for a in f['arenas'])}{sizes}")

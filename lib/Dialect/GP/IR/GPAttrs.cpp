@@ -8,6 +8,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::gp;
 
@@ -106,5 +108,33 @@ LogicalResult ArenaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "arena size must be non-negative, got " << size;
   if (device.isMeta())
     return emitError() << "meta buffers hold no data and have no arena";
+  return success();
+}
+
+LogicalResult
+SizeClassAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringAttr name, DenseI64ArrayAttr arguments,
+                      DenseI64ArrayAttr results, int64_t fixed,
+                      StringAttr unpaddable) {
+  if (!name || !GPDialect::isValidParameterName(name.getValue()))
+    return emitError() << "size class name must be a non-empty word";
+  if (arguments.size() % 2 || results.size() % 2)
+    return emitError() << "size class members are (index, dimension) pairs";
+  if (arguments.empty())
+    return emitError() << "size class '" << name.getValue()
+                       << "' has no argument member";
+  for (auto [what, pairs, minDim] :
+       {std::tuple{"argument", arguments.asArrayRef(), int64_t(-1)},
+        std::tuple{"result", results.asArrayRef(), int64_t(0)}})
+    for (size_t i = 0; i < pairs.size(); i += 2)
+      if (pairs[i] < 0 || pairs[i + 1] < minDim)
+        return emitError() << "size class '" << name.getValue() << "': bad "
+                           << what << " member (" << pairs[i] << ", "
+                           << pairs[i + 1] << ")";
+  if (fixed < -1)
+    return emitError() << "size class fixed size must be -1 or a size, got "
+                       << fixed;
+  if (!unpaddable)
+    return emitError() << "size class needs an 'unpaddable' string";
   return success();
 }

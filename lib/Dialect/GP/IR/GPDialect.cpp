@@ -11,6 +11,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::gp;
 
@@ -43,6 +45,52 @@ void GPDialect::initialize() {
   addInterfaces<GPOpAsmDialectInterface>();
 }
 
+/// `gp.size_classes` on a function: each member names an argument or
+/// result of the function and one of its dynamic dimensions (or, for an
+/// argument, an `index` argument), and no dimension is in two classes.
+static LogicalResult verifySizeClasses(Operation *op, Attribute value) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto classes = dyn_cast<ArrayAttr>(value);
+  if (!function || !classes ||
+      !llvm::all_of(classes, llvm::IsaPred<SizeClassAttr>))
+    return op->emitError() << "'" << GPDialect::getSizeClassesAttrName()
+                           << "' belongs on a function and is an array of "
+                              "#gp.size_class";
+  ArrayRef<Type> argumentTypes = function.getArgumentTypes();
+  ArrayRef<Type> resultTypes = function.getResultTypes();
+  llvm::DenseSet<std::tuple<int64_t, int64_t, int64_t>> seen;
+  for (auto sizeClass : classes.getAsRange<SizeClassAttr>()) {
+    for (auto [isResult, pairs, types] :
+         {std::tuple{false, sizeClass.getArguments().asArrayRef(),
+                     argumentTypes},
+          std::tuple{true, sizeClass.getResults().asArrayRef(), resultTypes}})
+      for (size_t i = 0; i < pairs.size(); i += 2) {
+        int64_t index = pairs[i], dim = pairs[i + 1];
+        const char *what = isResult ? "result" : "argument";
+        auto complain = [&]() {
+          return op->emitError()
+                 << "size class '" << sizeClass.getName().getValue()
+                 << "' names " << what << " " << index << " dimension " << dim
+                 << ", ";
+        };
+        if (index >= static_cast<int64_t>(types.size()))
+          return complain() << "which the function does not have";
+        Type type = types[index];
+        if (dim < 0) {
+          if (!isa<IndexType>(type))
+            return complain() << "but that " << what << " is not an index";
+        } else {
+          auto memref = dyn_cast<MemRefType>(type);
+          if (!memref || dim >= memref.getRank() || !memref.isDynamicDim(dim))
+            return complain() << "which is not a dynamic dimension";
+        }
+        if (!seen.insert({isResult ? 1 : 0, index, dim}).second)
+          return complain() << "which another size class also names";
+      }
+  }
+  return success();
+}
+
 LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() == getParameterAttrName())
@@ -66,6 +114,8 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                 "and is a string";
     return success();
   }
+  if (attr.getName() == getSizeClassesAttrName())
+    return verifySizeClasses(op, attr.getValue());
   // gp-import's annotations of upstream functions: a function's default
   // device and symint bounds, an external declaration's op schema. Their
   // values are checked against the calls by gp-import.

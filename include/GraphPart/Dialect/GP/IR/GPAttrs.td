@@ -83,4 +83,39 @@ def GP_ArenaAttr : GP_Attr<"Arena", "arena"> {
   let genVerifyDecl = 1;
 }
 
+def GP_SizeClassAttr : GP_Attr<"SizeClass", "size_class"> {
+  let summary = "one run-time size of an entry, and whether it may be padded";
+  let description = [{
+    Written by `gp-size-classes` into the function's `gp.size_classes`
+    (one per class): the dynamic dimensions of the arguments and results
+    that the program uses as one size. `arguments` and `results` are pairs
+    (index, dimension); an argument pair whose dimension is -1 is an
+    `index` argument whose value is the size. `fixed` is the size the
+    program fixes (a static dimension it is used with), or -1. `unpaddable`
+    is empty when the program computes every position along the size on
+    its own (no reduction, scan, gather or view mixes positions), so that a
+    call may run on inputs padded along it and slice the results back;
+    otherwise it says why not.
+
+    ```mlir
+    func.func @f(...) attributes {gp.size_classes = [
+        #gp.size_class<"arg0_dim0", arguments = [0, 0, 1, 0],
+                       results = [0, 0], fixed = -1, unpaddable = "">]}
+    ```
+  }];
+  let parameters = (ins "StringAttr":$name,
+                        "DenseI64ArrayAttr":$arguments,
+                        "DenseI64ArrayAttr":$results,
+                        "int64_t":$fixed,
+                        "StringAttr":$unpaddable);
+  let assemblyFormat = [{
+    `<` $name `,` `arguments` `=` $arguments `,` `results` `=` $results `,`
+    `fixed` `=` $fixed `,` `unpaddable` `=` $unpaddable `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isPaddable() const { return getUnpaddable().getValue().empty(); }
+  }];
+}
+
 #endif // GRAPHPART_DIALECT_GP_IR_GPATTRS_TD

@@ -76,6 +76,12 @@ def GP_Dialect : Dialect {
       return ::llvm::StringLiteral("gp.parameter");
     }
 
+    /// Name of the function attribute listing the entry's run-time sizes
+    /// (an array of `#gp.size_class`), written by gp-size-classes.
+    static constexpr ::llvm::StringLiteral getSizeClassesAttrName() {
+      return ::llvm::StringLiteral("gp.size_classes");
+    }
+
     /// Whether `name` can name a parameter: not empty, and no whitespace or
     /// control characters (the manifest separates fields by spaces).
     static bool isValidParameterName(::llvm::StringRef name);
