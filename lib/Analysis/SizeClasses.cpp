@@ -51,10 +51,10 @@ public:
     Operation *def = value.getDefiningOp();
     if (auto dim = dyn_cast_or_null<SymIntDimOp>(def)) {
       term = ofDim(dim.getSource(), dim.getDim());
-      name(term, dim.getSymName());
+      name(term, dim.getSymName(), dim.getMax());
     } else if (auto symint = dyn_cast_or_null<SymIntOp>(def)) {
       term = ofValue(symint.getValue());
-      name(term, symint.getSymName());
+      name(term, symint.getSymName(), symint.getMax());
     } else if (auto constant = dyn_cast_or_null<arith::ConstantIndexOp>(def)) {
       term = this->constant(constant.value());
     } else {
@@ -93,8 +93,21 @@ public:
     return std::nullopt;
   }
 
+  /// The smallest `max` declared by a symint of `term`'s class, or -1.
+  int64_t maximumOf(unsigned term) {
+    int64_t smallest = -1;
+    for (auto &[bounded, bound] : maxima)
+      if (root(bounded) == root(term) && (smallest < 0 || bound < smallest))
+        smallest = bound;
+    return smallest;
+  }
+
 private:
-  void name(unsigned term, StringRef text) { names.push_back({term, text}); }
+  void name(unsigned term, StringRef text, std::optional<uint64_t> max) {
+    names.push_back({term, text});
+    if (max)
+      maxima.push_back({term, static_cast<int64_t>(*max)});
+  }
 
   /// The index value that gives dynamic dimension `dim` of an op's result
   /// whose dynamic sizes are `sizes`, in order.
@@ -142,6 +155,7 @@ private:
   llvm::DenseMap<Value, unsigned> values;
   llvm::DenseMap<std::pair<Value, int64_t>, unsigned> dims;
   SmallVector<std::pair<unsigned, StringRef>> names;
+  SmallVector<std::pair<unsigned, int64_t>> maxima;
 };
 
 /// How an op names itself in a reason: `'linalg.matmul' in kernel 'mm_3'`.
@@ -457,6 +471,7 @@ SmallVector<SizeClass> mlir::gp::computeSizeClasses(func::FuncOp function) {
   });
   for (auto &[root, position] : byRoot) {
     SizeClass &sizeClass = classes[position];
+    sizeClass.maximum = terms.maximumOf(root);
     // A static size in the class fixes it: nothing to pad.
     if (std::optional<int64_t> fixed = terms.constantOf(root)) {
       sizeClass.fixed = *fixed;

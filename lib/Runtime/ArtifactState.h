@@ -57,6 +57,9 @@ struct SizeClass {
   std::vector<SizeMember> members;
   int32_t numArgumentMembers = 0;
   bool paddable = false;
+  /// The largest size the entry accepts (`pad <max>`, a symint's declared
+  /// bound), or -1: calls are not padded past it.
+  int64_t maximum = -1;
   /// Why not (`nopad <reason>`), else "".
   std::string reason;
   /// The manifest line, for messages about it once the entry is read.
@@ -197,7 +200,8 @@ struct PaddingState {
                     // `warned`.
   std::map<std::pair<std::thread::id, int32_t>, std::unique_ptr<PaddedCall>>
       calls;
-  /// (entry, size class or -1 for a layout) already warned about.
+  /// (entry, size class c, -1 for a layout, or -2 - c for a size whose
+  /// next capture size is past its maximum) already warned about.
   std::set<std::pair<int32_t, int32_t>> warned;
 };
 

@@ -89,7 +89,7 @@ gpRtStatus gp::rt::parseSizeLine(std::istringstream &line,
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest: bad size line '" + text + "': " + why +
                     " (expected 'size <name> <fixed size or ?> "
-                    "<members> pad|nopad <reason>')");
+                    "<members> pad [<max>]|nopad <reason>')");
   };
   std::string fixed, members, kind;
   if (!(line >> size.name >> fixed >> members >> kind))
@@ -108,9 +108,12 @@ gpRtStatus gp::rt::parseSizeLine(std::istringstream &line,
   if (size.members.empty() || members.back() == ',')
     return bad("an empty member list");
   if (kind == "pad") {
-    std::string extra;
+    std::string maximum, extra;
+    if (line >> maximum &&
+        (size.maximum = parseCount(maximum, INT64_MAX / 2)) < 0)
+      return bad("'" + maximum + "' after 'pad' is not a size");
     if (line >> extra)
-      return bad("unexpected '" + extra + "' after 'pad'");
+      return bad("unexpected '" + extra + "' after 'pad " + maximum + "'");
     size.paddable = true;
   } else if (kind == "nopad") {
     std::getline(line >> std::ws, size.reason);
@@ -325,7 +328,9 @@ int64_t paddedSize(const Policy &policy, const SizeClass &size,
   if (n < 0)
     return -1;
   Bucket bucket = bucketOf(policy, n);
-  return bucket.listed ? -1 : bucket.above;
+  if (bucket.listed || (size.maximum >= 0 && bucket.above > size.maximum))
+    return -1;
+  return bucket.above;
 }
 
 /// Warns with `line` the first time (entry, what) comes up.
@@ -690,6 +695,16 @@ gpRtStatus gp::rt::padArguments(gpRtArtifact &artifact, int32_t index,
                "entry '" + entry.name + "': size " + size.name + " = " +
                    std::to_string(n) + " is above the largest capture size " +
                    std::to_string(bucket.largest) + ": runs at its own size");
+      continue;
+    }
+    if (size.maximum >= 0 && bucket.above > size.maximum) {
+      // The entry would refuse the padded size (its symint's bound).
+      warnOnce(artifact, index, -2 - static_cast<int32_t>(c),
+               "entry '" + entry.name + "': size " + size.name + " = " +
+                   std::to_string(n) + " would be padded to " +
+                   std::to_string(bucket.above) +
+                   ", above the largest size the program accepts (" +
+                   std::to_string(size.maximum) + "): runs at its own size");
       continue;
     }
     any = true;

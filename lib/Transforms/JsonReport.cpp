@@ -163,6 +163,10 @@ static void writeFunction(llvm::json::OStream &json,
           json.attribute("fixed", sizeClass.getFixed() < 0
                                       ? llvm::json::Value(nullptr)
                                       : llvm::json::Value(sizeClass.getFixed()));
+          json.attribute("maximum",
+                         sizeClass.getMaximum() < 0
+                             ? llvm::json::Value(nullptr)
+                             : llvm::json::Value(sizeClass.getMaximum()));
           json.attribute("paddable", sizeClass.isPaddable());
           json.attribute("reason", sizeClass.isPaddable()
                                        ? llvm::json::Value(nullptr)

@@ -33,6 +33,7 @@ struct GPSizeClassesPass
           context, builder.getStringAttr(sizeClass.name),
           builder.getDenseI64ArrayAttr(arguments),
           builder.getDenseI64ArrayAttr(results), sizeClass.fixed,
+          sizeClass.maximum,
           builder.getStringAttr(sizeClass.unpaddable)));
     }
     StringRef name = GPDialect::getSizeClassesAttrName();

@@ -11,7 +11,7 @@
 // A batch through a matmul and a bias add: the matmul's rows are the
 // batch, every loop over it is parallel, the result keeps it. Padded.
 // CHECK-LABEL: func.func @mlp
-// CHECK-SAME: gp.size_classes = [#gp.size_class<"batch", arguments = [0, 0], results = [0, 0], fixed = -1, unpaddable = "">]
+// CHECK-SAME: gp.size_classes = [#gp.size_class<"batch", arguments = [0, 0], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "">]
 func.func @mlp(%x: memref<?x16xf32, #cuda0>, %w: memref<16x32xf32, #cuda0>,
                %b: memref<32xf32, #cuda0>) -> memref<?x32xf32, #cuda0> {
   %n = gp.symint.dim "batch" = %x[0] : memref<?x16xf32, #cuda0>
@@ -48,7 +48,7 @@ func.func @mlp(%x: memref<?x16xf32, #cuda0>, %w: memref<16x32xf32, #cuda0>,
 // Two arguments an elementwise op reads together are one size (the call
 // must agree), and a sum over it mixes every position: not padded.
 // CHECK-LABEL: func.func @tied_and_reduced
-// CHECK-SAME: gp.size_classes = [#gp.size_class<"n", arguments = [0, 0, 1, 0], results = [0, 0], fixed = -1, unpaddable = "'linalg.generic' in kernel 'total' reduces along the size">]
+// CHECK-SAME: gp.size_classes = [#gp.size_class<"n", arguments = [0, 0, 1, 0], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "'linalg.generic' in kernel 'total' reduces along the size">]
 func.func @tied_and_reduced(%x: memref<?xf32, #cuda0>, %y: memref<?xf32, #cuda0>)
     -> (memref<?xf32, #cuda0>, memref<f32, #cuda0>) {
   %n = gp.symint.dim "n" = %x[0] : memref<?xf32, #cuda0>
@@ -85,7 +85,7 @@ func.func @tied_and_reduced(%x: memref<?xf32, #cuda0>, %y: memref<?xf32, #cuda0>
 
 // A dynamic argument used with a static buffer: the program fixes it.
 // CHECK-LABEL: func.func @fixed
-// CHECK-SAME: gp.size_classes = [#gp.size_class<"arg0_dim0", arguments = [0, 0], results = [], fixed = 16, unpaddable = "the program fixes it at 16">]
+// CHECK-SAME: gp.size_classes = [#gp.size_class<"arg0_dim0", arguments = [0, 0], results = [], fixed = 16, maximum = -1, unpaddable = "the program fixes it at 16">]
 func.func @fixed(%x: memref<?xf32, #cuda0>, %y: memref<16xf32, #cuda0>) {
   gp.kernel "copy" ins(%x : memref<?xf32, #cuda0>) outs(%y : memref<16xf32, #cuda0>) {
   ^bb0(%a: memref<?xf32, #cuda0>, %o: memref<16xf32, #cuda0>):
@@ -132,7 +132,7 @@ func.func @size_as_value(%x: memref<?xf32, #cuda0>) -> memref<?xf32, #cuda0> {
 // A reshape that keeps the batch as its own leading dimension keeps the
 // positions apart; one that merges it with the rest does not.
 // CHECK-LABEL: func.func @reshape_kept
-// CHECK-SAME: #gp.size_class<"b", arguments = [0, 0], results = [0, 0], fixed = -1, unpaddable = "">
+// CHECK-SAME: #gp.size_class<"b", arguments = [0, 0], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "">
 func.func @reshape_kept(%x: memref<?x4x8xf32, #cuda0>) -> memref<?x32xf32, #cuda0> {
   %b = gp.symint.dim "b" = %x[0] : memref<?x4x8xf32, #cuda0>
   %v = gp.buffer.reshape %x(%b) : memref<?x4x8xf32, #cuda0> to memref<?x32xf32, #cuda0>
@@ -200,7 +200,7 @@ func.func @in_place(%x: memref<?xf32, #cuda0>) {
 // Through a transpose the size moves to another dimension and stays one
 // size; the result's dimension 1 is it.
 // CHECK-LABEL: func.func @transposed
-// CHECK-SAME: #gp.size_class<"arg0_dim0", arguments = [0, 0], results = [0, 1], fixed = -1, unpaddable = "">
+// CHECK-SAME: #gp.size_class<"arg0_dim0", arguments = [0, 0], results = [0, 1], fixed = -1, maximum = -1, unpaddable = "">
 func.func @transposed(%x: memref<?x8xf32, #cuda0>) -> memref<8x?xf32, #cuda0> {
   %n = gp.symint.dim "arg0_dim0" = %x[0] : memref<?x8xf32, #cuda0>
   %t = gp.buffer.transpose %x [1, 0] : memref<?x8xf32, #cuda0> to memref<8x?xf32, strided<[1, 8]>, #cuda0>
@@ -249,7 +249,7 @@ func.func @gathers(%x: memref<?xf32, #cuda0>, %out: memref<f32, #cuda0>) {
 // An index argument that only sizes buffers is the size (the runtime
 // passes the padded size), and two unrelated sizes are two classes.
 // CHECK-LABEL: func.func @index_argument
-// CHECK-SAME: gp.size_classes = [#gp.size_class<"n", arguments = [0, -1], results = [0, 0], fixed = -1, unpaddable = "">, #gp.size_class<"arg1_dim0", arguments = [1, 0], results = [1, 0], fixed = -1, unpaddable = "">]
+// CHECK-SAME: gp.size_classes = [#gp.size_class<"n", arguments = [0, -1], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "">, #gp.size_class<"arg1_dim0", arguments = [1, 0], results = [1, 0], fixed = -1, maximum = -1, unpaddable = "">]
 func.func @index_argument(%count: index, %y: memref<?xf32, #cuda0>)
     -> (memref<?xf32, #cuda0>, memref<?xf32, #cuda0>) {
   %n = gp.symint "n" = %count
@@ -281,7 +281,7 @@ func.func @static(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cuda0> {
 // A parameter tied to the size fixes it at the bound tensor's size: the
 // call's sizes are checked against it, never padded.
 // CHECK-LABEL: func.func @parameter_rows
-// CHECK-SAME: #gp.size_class<"arg0_dim0", arguments = [0, 0, 1, 0, 2, 0], results = [], fixed = -1, unpaddable = "argument 1 is the parameter 'table', bound once at its own size">
+// CHECK-SAME: #gp.size_class<"arg0_dim0", arguments = [0, 0, 1, 0, 2, 0], results = [], fixed = -1, maximum = -1, unpaddable = "argument 1 is the parameter 'table', bound once at its own size">
 func.func @parameter_rows(%x: memref<?x4xf32, #cuda0>,
                           %table: memref<?x4xf32, #cuda0> {gp.parameter = "table"},
                           %out: memref<?x4xf32, #cuda0>) {
@@ -297,4 +297,31 @@ func.func @parameter_rows(%x: memref<?x4xf32, #cuda0>,
     }
   }
   return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0) -> (d0)>
+
+// The smallest bound a symint of the size declares is the largest size the
+// entry accepts: padding stops there.
+// CHECK-LABEL: func.func @bounded
+// CHECK-SAME: #gp.size_class<"n", arguments = [0, 0, 1, 0], results = [0, 0], fixed = -1, maximum = 48, unpaddable = "">
+func.func @bounded(%x: memref<?xf32, #cuda0>, %y: memref<?xf32, #cuda0>) -> memref<?xf32, #cuda0> {
+  %n = gp.symint.dim "n" = %x[0] {max = 64 : i64} : memref<?xf32, #cuda0>
+  %m = gp.symint.dim "m" = %y[0] {max = 48 : i64} : memref<?xf32, #cuda0>
+  %out = gp.buffer.alloc(%n) : memref<?xf32, #cuda0>
+  gp.kernel "add" ins(%x, %y : memref<?xf32, #cuda0>, memref<?xf32, #cuda0>)
+                  outs(%out : memref<?xf32, #cuda0>) {
+  ^bb0(%a: memref<?xf32, #cuda0>, %b: memref<?xf32, #cuda0>, %o: memref<?xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %b : memref<?xf32, #cuda0>, memref<?xf32, #cuda0>)
+        outs(%o : memref<?xf32, #cuda0>) {
+    ^bb0(%p: f32, %q: f32, %r: f32):
+      %s = arith.addf %p, %q : f32
+      linalg.yield %s : f32
+    }
+  }
+  return %out : memref<?xf32, #cuda0>
 }

@@ -283,6 +283,26 @@ TEST_F(PaddingTest, SizeClassesAreReadAndDescribed) {
   EXPECT_EQ(stats().eagerRuns, 1); // 3 rows: not a capture size.
 }
 
+// `pad <max>`: the entry accepts sizes up to max (a symint's declared
+// bound, which compiled code checks), so a call is padded only to a
+// capture size within it; past it, the call runs at its own size, warned
+// once.
+TEST_F(PaddingTest, PaddingStopsAtTheLargestSizeTheEntryAccepts) {
+  unload();
+  std::string manifest =
+      replaced("size rows ? a0.0,r0.0 pad", "size rows ? a0.0,r0.0 pad 6");
+  load(manifest.c_str());
+  setCaptureSizes("1,2,4,8");
+  std::vector<float> w = random(4);
+  for (int64_t rows : {3, 5, 6, 5, 3})
+    checkAffine(random(rows * 4), w);
+  EXPECT_EQ(warnings.count("entry 'affine': size rows = 5 would be padded to "
+                           "8, above the largest size the program accepts "
+                           "(6): runs at its own size"),
+            1);
+  EXPECT_EQ(stats().paddedCalls, 2); // the 3s, to 4
+}
+
 TEST_F(PaddingTest, MalformedSizeLinesAreRejected) {
   struct Case {
     const char *line, *message;
@@ -300,7 +320,8 @@ TEST_F(PaddingTest, MalformedSizeLinesAreRejected) {
       {"size rows ? a99999999999.0 pad", "is not a member"},
       {"size rows ? a0.0,r0.0 maybe", "'maybe' is neither 'pad' nor 'nopad'"},
       {"size rows ? a0.0,r0.0 nopad", "'nopad' without a reason"},
-      {"size rows ? a0.0,r0.0 pad now", "unexpected 'now' after 'pad'"},
+      {"size rows ? a0.0,r0.0 pad now", "'now' after 'pad' is not a size"},
+      {"size rows ? a0.0,r0.0 pad 8 9", "unexpected '9' after 'pad 8'"},
       {"size rows ? a2.0,r0.0 pad", "no argument 2 (the entry has 2)"},
       {"size rows ? a0.0,r3.0 pad", "no result 3 (the entry has 1)"},
       {"size rows ? a0.2,r0.0 pad", "argument 0 has rank 2, no dimension 2"},

@@ -33,6 +33,9 @@ struct SizeClass {
   SmallVector<std::pair<int64_t, int64_t>> results;
   /// The size a static dimension used with it fixes, or -1.
   int64_t fixed = -1;
+  /// The smallest `max` a symint of it declares (the entry checks it), or
+  /// -1: padding must not go past it.
+  int64_t maximum = -1;
   /// Empty when padding along the size is proven safe; otherwise why not,
   /// naming the op.
   std::string unpaddable;

@@ -6,9 +6,9 @@
 // signature goes into the manifest (`entry`, an `arg` line per argument, a
 // parameter's ending in `parameter <name>`, a `result` line per result,
 // and a `size` line per run-time size gp-size-classes found: `size <name>
-// <fixed|?> <members> pad` or `... nopad <reason>`, members `aI.D`, `aI`
-// (an index argument) and `rJ.D`). The function stays while its body is lowered op by op; lowering its
-// `func.return` erases it.
+// <fixed|?> <members> pad [max]` or `... nopad <reason>`, members `aI.D`,
+// `aI` (an index argument) and `rJ.D`). The function stays while its body
+// is lowered op by op; lowering its `func.return` erases it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +43,10 @@ std::string describeSizeClasses(func::FuncOp function) {
       }
     text += members;
     if (sizeClass.isPaddable()) {
-      text += " pad\n";
+      // Padding stops at the largest size the entry accepts.
+      text += sizeClass.getMaximum() < 0
+                  ? std::string(" pad\n")
+                  : " pad " + std::to_string(sizeClass.getMaximum()) + "\n";
     } else {
       // One line: the reason's line breaks (none are written) as spaces.
       std::string reason = sizeClass.getUnpaddable().getValue().str();

@@ -6,7 +6,7 @@
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class 'n' names argument 2 dimension 0, which the function does not have}}
-func.func @no_such_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [2, 0], results = [], fixed = -1, unpaddable = "">]} {
+func.func @no_such_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [2, 0], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
   return
 }
 
@@ -15,7 +15,7 @@ func.func @no_such_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_class
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class 'n' names argument 0 dimension 1, which is not a dynamic dimension}}
-func.func @static_dimension(%x: memref<?x4xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, 1], results = [], fixed = -1, unpaddable = "">]} {
+func.func @static_dimension(%x: memref<?x4xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, 1], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
   return
 }
 
@@ -24,7 +24,7 @@ func.func @static_dimension(%x: memref<?x4xf32, #cuda0>) attributes {gp.size_cla
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class 'n' names argument 0 dimension -1, but that argument is not an index}}
-func.func @not_an_index(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, -1], results = [], fixed = -1, unpaddable = "">]} {
+func.func @not_an_index(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, -1], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
   return
 }
 
@@ -33,7 +33,7 @@ func.func @not_an_index(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes =
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class 'm' names result 0 dimension 0, which another size class also names}}
-func.func @twice(%x: memref<?xf32, #cuda0>, %y: memref<?xf32, #cuda0>) -> memref<?xf32, #cuda0> attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, 0], results = [0, 0], fixed = -1, unpaddable = "">, #gp.size_class<"m", arguments = [1, 0], results = [0, 0], fixed = -1, unpaddable = "">]} {
+func.func @twice(%x: memref<?xf32, #cuda0>, %y: memref<?xf32, #cuda0>) -> memref<?xf32, #cuda0> attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, 0], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "">, #gp.size_class<"m", arguments = [1, 0], results = [0, 0], fixed = -1, maximum = -1, unpaddable = "">]} {
   return %x : memref<?xf32, #cuda0>
 }
 
@@ -49,7 +49,7 @@ func.func @not_an_array() attributes {gp.size_classes = 3} {
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class 'n' has no argument member}}
-func.func @no_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [], results = [], fixed = -1, unpaddable = "">]} {
+func.func @no_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
   return
 }
 
@@ -58,7 +58,7 @@ func.func @no_argument(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = 
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class members are (index, dimension) pairs}}
-func.func @odd(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0], results = [], fixed = -1, unpaddable = "">]} {
+func.func @odd(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
   return
 }
 
@@ -67,6 +67,15 @@ func.func @odd(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.siz
 #cuda0 = #gp.device<cuda:0>
 
 // expected-error @+1 {{size class name must be a non-empty word}}
-func.func @bad_name(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"two words", arguments = [0, 0], results = [], fixed = -1, unpaddable = "">]} {
+func.func @bad_name(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"two words", arguments = [0, 0], results = [], fixed = -1, maximum = -1, unpaddable = "">]} {
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// expected-error @+1 {{size class maximum must be -1 or a size, got -5}}
+func.func @bad_maximum(%x: memref<?xf32, #cuda0>) attributes {gp.size_classes = [#gp.size_class<"n", arguments = [0, 0], results = [], fixed = -1, maximum = -5, unpaddable = "">]} {
   return
 }

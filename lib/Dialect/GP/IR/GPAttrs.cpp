@@ -115,7 +115,7 @@ LogicalResult
 SizeClassAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       StringAttr name, DenseI64ArrayAttr arguments,
                       DenseI64ArrayAttr results, int64_t fixed,
-                      StringAttr unpaddable) {
+                      int64_t maximum, StringAttr unpaddable) {
   if (!name || !GPDialect::isValidParameterName(name.getValue()))
     return emitError() << "size class name must be a non-empty word";
   if (arguments.size() % 2 || results.size() % 2)
@@ -134,6 +134,9 @@ SizeClassAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (fixed < -1)
     return emitError() << "size class fixed size must be -1 or a size, got "
                        << fixed;
+  if (maximum < -1)
+    return emitError() << "size class maximum must be -1 or a size, got "
+                       << maximum;
   if (!unpaddable)
     return emitError() << "size class needs an 'unpaddable' string";
   return success();

@@ -91,7 +91,9 @@ def GP_SizeClassAttr : GP_Attr<"SizeClass", "size_class"> {
     that the program uses as one size. `arguments` and `results` are pairs
     (index, dimension); an argument pair whose dimension is -1 is an
     `index` argument whose value is the size. `fixed` is the size the
-    program fixes (a static dimension it is used with), or -1. `unpaddable`
+    program fixes (a static dimension it is used with), or -1. `maximum` is
+    the smallest `max` its symints declare (the entry checks it), or -1: a
+    call is never padded past it. `unpaddable`
     is empty when the program computes every position along the size on
     its own (no reduction, scan, gather or view mixes positions), so that a
     call may run on inputs padded along it and slice the results back;
@@ -100,17 +102,20 @@ def GP_SizeClassAttr : GP_Attr<"SizeClass", "size_class"> {
     ```mlir
     func.func @f(...) attributes {gp.size_classes = [
         #gp.size_class<"arg0_dim0", arguments = [0, 0, 1, 0],
-                       results = [0, 0], fixed = -1, unpaddable = "">]}
+                       results = [0, 0], fixed = -1, maximum = -1,
+                       unpaddable = "">]}
     ```
   }];
   let parameters = (ins "StringAttr":$name,
                         "DenseI64ArrayAttr":$arguments,
                         "DenseI64ArrayAttr":$results,
                         "int64_t":$fixed,
+                        "int64_t":$maximum,
                         "StringAttr":$unpaddable);
   let assemblyFormat = [{
     `<` $name `,` `arguments` `=` $arguments `,` `results` `=` $results `,`
-    `fixed` `=` $fixed `,` `unpaddable` `=` $unpaddable `>`
+    `fixed` `=` $fixed `,` `maximum` `=` $maximum `,`
+    `unpaddable` `=` $unpaddable `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
