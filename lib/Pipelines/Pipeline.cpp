@@ -109,6 +109,9 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   pm.addPass(math::createMathExpandOpsPass(
       {/*opMnemonics=*/{"asinh", "acosh", "atanh"}}));
   pm.addPass(createConvertMathToLLVMPass());
+  // What has no LLVM intrinsic (erf, erfc, atan, atan2, cbrt, ...) calls
+  // libm, as a host compiler would.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
