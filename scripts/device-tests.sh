@@ -63,7 +63,8 @@ prepare() {
       --weights "$out/artifacts/$stem.weights" -o "$out/artifacts/$stem.cuda.so"
   done
   # Linalg on tensors the cuda tests compile with --bufferize.
-  for program in "$root"/test/Runtime/E2E/Inputs/padding/*.mlir "$root"/test/Runtime/E2E/Inputs/libm/*.mlir; do
+  for program in "$root"/test/Runtime/E2E/Inputs/padding/*.mlir "$root"/test/Runtime/E2E/Inputs/libm/*.mlir \
+                 "$root"/test/Runtime/E2E/Inputs/named/*.mlir; do
     "$root/build/bin/gp-compile" "$program" --bufferize --target cuda \
       -o "$out/artifacts/$(basename "$program" .mlir).cuda.so"
   done
@@ -149,6 +150,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/shared-artifact-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/padding-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/libm-math-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/softmax-named-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test" || status=1

@@ -97,7 +97,7 @@ void FunctionImporter::collect(Block &block,
 }
 
 LogicalResult FunctionImporter::run() {
-  if (failed(checkTypes()))
+  if (failed(expandSoftmaxOps(function)) || failed(checkTypes()))
     return failure();
   function.walk([&](SymIntDimOp symint) {
     usedNames.insert(symint.getSymName());
@@ -247,12 +247,6 @@ LogicalResult FunctionImporter::importOp(Operation *op) {
       .Case([&](memref::DimOp dim) { return importDim(dim); })
       .Case([&](memref::GetGlobalOp get) { return importGlobal(get); })
       .Case([&](func::CallOp call) { return importCall(call); })
-      .Case([&](linalg::SoftmaxOp softmax) {
-        return LogicalResult(softmax.emitError(
-            "gp-import: linalg.softmax cannot be imported as it is; "
-            "decompose it into linalg.generic ops before bufferizing "
-            "(transform.structured.decompose_interface)"));
-      })
       .Default([&](Operation *other) {
         InFlightDiagnostic diag = other->emitError()
                                   << "gp-import: cannot import '"

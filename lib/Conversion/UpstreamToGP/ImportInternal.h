@@ -3,8 +3,8 @@
 // The function importer, whose work is split by what it imports: the
 // driver and the pass (Import.cpp), types and devices (ImportTypes.cpp),
 // kernels (ImportKernels.cpp), buffers and views (ImportBuffers.cpp), calls
-// (ImportCalls.cpp), weights (ImportWeights.cpp) and parameters
-// (ImportParameters.cpp). Private to
+// (ImportCalls.cpp), weights (ImportWeights.cpp), parameters
+// (ImportParameters.cpp) and linalg.softmax (ImportSoftmax.cpp). Private to
 // lib/Conversion/UpstreamToGP.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +51,10 @@ bool isScalar(Type type);
 
 /// Host scalar computations that stay where they are.
 bool isHostScalarOp(Operation *op);
+
+/// Replaces every buffer `linalg.softmax` of `function` by the linalg ops
+/// it stands for (ImportSoftmax.cpp).
+LogicalResult expandSoftmaxOps(func::FuncOp function);
 
 /// Fails, with a located error, when an op of the imported `function`
 /// writes or frees storage of a `gp.parameter` argument (ImportParameters.cpp).

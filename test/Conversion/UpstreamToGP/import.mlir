@@ -275,3 +275,30 @@ func.func @data_dependent_size(%count: memref<i64>, %counts: memref<2xi64>)
   %grid = memref.alloc(%m, %n) : memref<?x?xf32>
   return %buf, %grid, %w : memref<?xf32>, memref<?x?xf32>, i64
 }
+
+// -----
+
+// linalg.softmax (torch-mlir's and IREE's, here bufferized) becomes the
+// ops it stands for: the row maximum from -inf, exp(x - max) into the
+// output, the row sum from 0, and the output divided by it in place, each
+// a kernel; the row statistics are buffers without the softmax dimension.
+// CHECK-LABEL: func.func @softmax_named
+// CHECK-SAME: (%[[X:.+]]: memref<4x?xf32, #cuda0>, %[[Y:.+]]: memref<4x?xf32, #cuda0>)
+// CHECK: %[[MAX:.+]] = gp.buffer.alloc() : memref<4xf32, #cuda0>
+// CHECK: linalg.fill ins(%{{.+}} : f32)
+// CHECK: gp.kernel {{.+}} ins(%[[X]] : {{.+}}) outs(%[[MAX]] : {{.+}})
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: gp.kernel {{.+}} ins(%[[X]], %[[MAX]] : {{.+}}) outs(%[[Y]] : {{.+}})
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: %[[SUM:.+]] = gp.buffer.alloc() : memref<4xf32, #cuda0>
+// CHECK: gp.kernel {{.+}} ins(%[[Y]] : {{.+}}) outs(%[[SUM]] : {{.+}})
+// CHECK: arith.addf
+// CHECK: gp.kernel {{.+}} ins(%[[SUM]] : {{.+}}) outs(%[[Y]] : {{.+}})
+// CHECK: arith.divf
+// CHECK-NOT: linalg.softmax
+func.func @softmax_named(%x: memref<4x?xf32>, %y: memref<4x?xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<4x?xf32>) outs(%y : memref<4x?xf32>)
+  return
+}
