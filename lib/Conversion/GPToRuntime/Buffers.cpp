@@ -138,7 +138,8 @@ struct ReshapeLowering : GPToRuntimePattern<BufferReshapeOp> {
   LogicalResult
   matchAndRewrite(BufferReshapeOp reshape, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!state.inPartition(reshape))
+    // Views are address arithmetic: in a partition body or the entry's.
+    if (!state.inPartition(reshape) && !state.atTopLevel(reshape))
       return failure();
     Location loc = reshape.getLoc();
     RuntimeCallBuilder rt = emitterFor(reshape, rewriter);
@@ -156,7 +157,8 @@ struct BitcastLowering : GPToRuntimePattern<BufferBitcastOp> {
   LogicalResult
   matchAndRewrite(BufferBitcastOp bitcast, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!state.inPartition(bitcast))
+    // Views are address arithmetic: in a partition body or the entry's.
+    if (!state.inPartition(bitcast) && !state.atTopLevel(bitcast))
       return failure();
     Location loc = bitcast.getLoc();
     auto type = cast<MemRefType>(bitcast.getType());
@@ -178,7 +180,8 @@ struct SliceLowering : GPToRuntimePattern<BufferSliceOp> {
   LogicalResult
   matchAndRewrite(BufferSliceOp slice, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!state.inPartition(slice))
+    // Views are address arithmetic: in a partition body or the entry's.
+    if (!state.inPartition(slice) && !state.atTopLevel(slice))
       return failure();
     continueLowering(slice, rewriter);
     Value view = memref::SubViewOp::create(
@@ -198,7 +201,8 @@ struct TransposeLowering : GPToRuntimePattern<BufferTransposeOp> {
   LogicalResult
   matchAndRewrite(BufferTransposeOp transpose, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!state.inPartition(transpose))
+    // Views are address arithmetic: in a partition body or the entry's.
+    if (!state.inPartition(transpose) && !state.atTopLevel(transpose))
       return failure();
     Location loc = transpose.getLoc();
     auto type = cast<MemRefType>(transpose.getType());
