@@ -198,10 +198,10 @@ func.func @global() -> memref<1025xi8> {
 
 // -----
 
-// linalg.softmax is decomposed first.
-func.func @softmax(%x: memref<2x4xf32>, %y: memref<2x4xf32>) {
-  // expected-error @+1 {{gp-import: linalg.softmax cannot be imported as it is}}
-  linalg.softmax dimension(1) ins(%x : memref<2x4xf32>) outs(%y : memref<2x4xf32>)
+// linalg.softmax is expanded into the ops it stands for, over floats.
+func.func @softmax(%x: memref<2x4xi32>, %y: memref<2x4xi32>) {
+  // expected-error @+1 {{gp-import: linalg.softmax of 'i32' elements; it takes floats}}
+  linalg.softmax dimension(1) ins(%x : memref<2x4xi32>) outs(%y : memref<2x4xi32>)
   return
 }
 
