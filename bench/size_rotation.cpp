@@ -112,7 +112,9 @@ struct Loaded {
         stride *= ref->shape[d];
       }
     }
-    CHECK(gpRtArtifactCall(artifact, 0, args.data(), results));
+    CHECK(gpRtArtifactCallChecked(artifact, 0, args.data(),
+                                  static_cast<int32_t>(args.size()), results,
+                                  1));
   }
 
   std::vector<float> resultValues() {

@@ -528,10 +528,18 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact,
               std::string("no entry '") + name + "' (entries: " + names + ")");
 }
 
+/// "1 argument", "3 results".
+static std::string counted(int64_t n, const char *noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 /// The checks every call of an entry makes before running it; `what` names
-/// the C entry point.
+/// the C entry point. The arrays are read only within the entry's counts
+/// (`counts`, when given, must be those): an index past a short array
+/// cannot be told from a good pointer.
 static gpRtStatus checkCall(gpRtArtifact *artifact, int32_t index, void **args,
-                            void **results, const char *what) {
+                            void **results, const char *what,
+                            std::optional<CallCounts> counts = std::nullopt) {
   if (!artifact || index < 0 ||
       index >= static_cast<int32_t>(artifact->entries.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -543,14 +551,35 @@ static gpRtStatus checkCall(gpRtArtifact *artifact, int32_t index, void **args,
                     "gpRtArtifactInspect and cannot run; load it with "
                     "gpRtArtifactLoad");
   const Entry &entry = artifact->entries[index];
+  std::string prefix = std::string(what) + ": entry '" + entry.name + "'";
+  int64_t numArgs = entry.args.size(), numResults = entry.results.size();
+  if (counts && counts->numArgs != numArgs)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                prefix + " takes " + counted(numArgs, "argument") + ", got " +
+                    std::to_string(counts->numArgs));
+  if (counts && counts->numResults != numResults)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                prefix + " returns " + counted(numResults, "result") +
+                    ", got room for " + std::to_string(counts->numResults));
   // No argument array is needed when every argument is a bound parameter.
   bool onlyParameters =
       std::all_of(entry.argParameters.begin(), entry.argParameters.end(),
                   [](int32_t parameter) { return parameter >= 0; });
-  if ((!entry.args.empty() && !args && !onlyParameters) ||
-      (!entry.results.empty() && !results))
+  if (numArgs > 0 && !args && !onlyParameters)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string(what) + ": null arguments or results");
+                prefix + ": null argument array (the entry takes " +
+                    counted(numArgs, "argument") + ")");
+  if (numResults > 0 && !results)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                prefix + ": null result array (the entry returns " +
+                    counted(numResults, "result") + ")");
+  // The entry writes each result through its pointer.
+  for (int64_t r = 0; r < numResults; ++r)
+    if (!results[r])
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  prefix + ": result " + std::to_string(r) +
+                      " is null (results[" + std::to_string(r) +
+                      "] must point to storage for it)");
   return GP_RT_SUCCESS;
 }
 
@@ -593,36 +622,60 @@ static gpRtStatus callOnStream(gpRtArtifact &artifact, int32_t index,
   return driver->check(wait, "cuStreamWaitEvent (on the caller's stream)");
 }
 
-GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
-                                         void **args, void **results) {
+} // extern "C"
+
+gpRtStatus gp::rt::runCall(const char *what, gpRtArtifact *artifact,
+                           int32_t index, void **args, void **results,
+                           std::optional<CallCounts> counts, bool onStream,
+                           void *cudaStream) {
   if (gpRtStatus status =
-          checkCall(artifact, index, args, results, "gpRtArtifactCall"))
+          checkCall(artifact, index, args, results, what, counts))
     return status;
-  return guarded("gpRtArtifactCall", [&] {
+  if (onStream && artifact->program->driver)
+    return guarded(what, [&] {
+      return callOnStream(*artifact, index, args, results, cudaStream);
+    });
+  if (cudaStream)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) +
+                    ": a CUDA stream given for a program on the host "
+                    "backend (pass NULL)");
+  return guarded(what, [&] {
     return callEntry(*artifact, index, args, results);
   });
+}
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index,
+                                         void **args, void **results) {
+  return runCall("gpRtArtifactCall", artifact, index, args, results,
+                 std::nullopt, /*onStream=*/false, nullptr);
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactCallOnStream(gpRtArtifact *artifact,
                                                  int32_t index, void **args,
                                                  void **results,
                                                  void *cudaStream) {
-  const char *what = "gpRtArtifactCallOnStream";
-  if (gpRtStatus status = checkCall(artifact, index, args, results, what))
-    return status;
-  if (!artifact->program->driver) {
-    if (cudaStream)
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  std::string(what) +
-                      ": a CUDA stream given for a program on the host "
-                      "backend (pass NULL)");
-    return guarded(what, [&] {
-      return callEntry(*artifact, index, args, results);
-    });
-  }
-  return guarded(what, [&] {
-    return callOnStream(*artifact, index, args, results, cudaStream);
-  });
+  return runCall("gpRtArtifactCallOnStream", artifact, index, args, results,
+                 std::nullopt, /*onStream=*/true, cudaStream);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCallChecked(gpRtArtifact *artifact,
+                                                int32_t index, void **args,
+                                                int32_t numArgs,
+                                                void **results,
+                                                int32_t numResults) {
+  return runCall("gpRtArtifactCallChecked", artifact, index, args, results,
+                 CallCounts{numArgs, numResults}, /*onStream=*/false, nullptr);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactCallOnStreamChecked(
+    gpRtArtifact *artifact, int32_t index, void **args, int32_t numArgs,
+    void **results, int32_t numResults, void *cudaStream) {
+  return runCall("gpRtArtifactCallOnStreamChecked", artifact, index, args,
+                 results, CallCounts{numArgs, numResults}, /*onStream=*/true,
+                 cudaStream);
 }
 
 } // extern "C"

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -241,6 +242,22 @@ void releaseStaging(gpRtArtifact &artifact);
 /// around it when it is on.
 gpRtStatus callEntry(gpRtArtifact &artifact, int32_t index, void **args,
                      void **results);
+
+/// The lengths of a call's arrays, when the caller says them (the Checked
+/// entry points); gpRtArtifactCall takes the entry's own on trust.
+struct CallCounts {
+  int32_t numArgs, numResults;
+};
+
+/// A call of entry `index` behind the C ABI (`what` names the entry point
+/// in messages): checks the artifact, the entry, the arrays (against
+/// `counts` when given) and the result pointers, then calls it on the
+/// calling thread or, when `onStream` on a cuda program, ordered on the
+/// caller's CUDA stream `cudaStream` (which must be NULL otherwise).
+gpRtStatus runCall(const char *what, gpRtArtifact *artifact, int32_t index,
+                   void **args, void **results,
+                   std::optional<CallCounts> counts, bool onStream,
+                   void *cudaStream);
 
 /// Frees a tracked result's storage.
 void releaseTracked(gpRtProgram *program, TrackedResult &tracked);

@@ -171,7 +171,11 @@ gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
                         describe(strides) +
                         "; the program takes it row-major (copy it to a "
                         "contiguous buffer)");
-      expected *= sizes[d]; // No overflow: the product of all fits.
+      // A zero size makes the whole product fit but not a partial one.
+      if (__builtin_mul_overflow(expected, sizes[d], &expected))
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    what + ": sizes " + describe(sizes) +
+                        ", whose product overflows");
     }
   }
   if (elements > 0 && artifact.program) {

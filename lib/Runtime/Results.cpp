@@ -61,6 +61,8 @@ struct ResultView {
   int64_t elementBytes;
   /// Device memory (a cuda program's non-cpu buffer) or host memory.
   bool onDevice;
+  /// "result 0 of entry 'f'", for messages.
+  std::string name;
 
   const int64_t *sizes() const { return descriptor->shape; }
   const int64_t *strides() const { return descriptor->shape + rank; }
@@ -86,6 +88,35 @@ struct ResultView {
   }
 };
 
+/// Fails, naming the result, unless `view`'s sizes, byte count and offset
+/// are ones a call can have returned: the caller's descriptor may be
+/// anything, and a negative or overflowing byte count would be taken as a
+/// size to copy.
+gpRtStatus checkView(const ResultView &view, const char *what) {
+  auto bad = [&](const std::string &why) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": " +
+                                                  view.name + ": " + why);
+  };
+  auto sizes = [&] {
+    std::string words;
+    for (int64_t d = 0; d < view.rank; ++d)
+      words += (d ? ", " : "") + std::to_string(view.sizes()[d]);
+    return "the descriptor has sizes [" + words + "]";
+  };
+  int64_t bytes = view.elementBytes;
+  for (int64_t d = 0; d < view.rank; ++d) {
+    if (view.sizes()[d] < 0)
+      return bad(sizes() + "; dimension " + std::to_string(d) +
+                 " is negative");
+    if (__builtin_mul_overflow(bytes, view.sizes()[d], &bytes))
+      return bad(sizes() + ", whose byte count overflows");
+  }
+  if (view.descriptor->offset < 0)
+    return bad("the descriptor has a negative offset " +
+               std::to_string(view.descriptor->offset));
+  return GP_RT_SUCCESS;
+}
+
 gpRtStatus viewOf(gpRtArtifact &artifact, int32_t index, int32_t result,
                   const void *descriptor, ResultView &view, const char *what) {
   if (index < 0 || index >= static_cast<int32_t>(artifact.entries.size()))
@@ -110,7 +141,9 @@ gpRtStatus viewOf(gpRtArtifact &artifact, int32_t index, int32_t result,
                     " of entry '" + entry.name + "' has element type " +
                     value.elementType + ", which is not whole bytes");
   view.onDevice = artifact.target == "cuda" && value.device != "cpu";
-  return GP_RT_SUCCESS;
+  view.name = "result " + std::to_string(result) + " of entry '" +
+              entry.name + "'";
+  return checkView(view, what);
 }
 
 /// Copies `view` densely (row-major) to `dst`: one copy when it is
@@ -121,6 +154,11 @@ gpRtStatus copyDense(gpRtProgram *program, const ResultView &view, void *dst,
   int64_t bytes = view.denseBytes();
   if (bytes == 0)
     return GP_RT_SUCCESS;
+  // A meta result has sizes only; a caller's descriptor may have no memory.
+  if (!view.descriptor->aligned)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + view.name + " has null memory for " +
+                    std::to_string(view.elements()) + " element(s)");
   ThreadContext *context = nullptr;
   if (gpRtStatus status = program->context(context))
     return status;
@@ -191,7 +229,7 @@ bool insideArgument(const Entry &entry, void **args, const ResultView &view) {
         static_cast<const gpRtMemRef *>(args[i]),
         static_cast<int64_t>(entry.args[i].shape.size()),
         std::max<int64_t>(elementTypeBytes(entry.args[i].elementType), 1),
-        false};
+        false, std::string()};
     auto [argBegin, argEnd] = arg.extent();
     if (begin >= argBegin && end <= argEnd && begin < argEnd)
       return true;
@@ -238,7 +276,8 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
                         void **results, int64_t call) {
   const Entry &entry = artifact.entries[index];
   for (size_t r = 0; r < entry.results.size(); ++r) {
-    if (!entry.results[r].isBuffer)
+    // A meta result has sizes only: nothing to keep or poison.
+    if (!entry.results[r].isBuffer || entry.results[r].device == "meta")
       continue;
     ResultView view;
     if (gpRtStatus status = viewOf(artifact, index, r, results[r], view,
@@ -282,60 +321,89 @@ gpRtStatus trackResults(gpRtArtifact &artifact, int32_t index, void **args,
 
 } // namespace
 
-/// Calls entry `index`, counting the call, with the debug mode around it.
-/// Fails, naming the argument, when a caller's buffer does not have the
-/// entry's static sizes or, for a row-major argument, is strided: compiled
-/// code would read it with the sizes and strides its type says, silently
-/// wrong.
+/// "[2, 3]": `rank` words of a descriptor (its sizes or strides).
+static std::string describeWords(const int64_t *values, size_t rank) {
+  std::string text;
+  for (size_t d = 0; d < rank; ++d)
+    text += (d ? ", " : "") + std::to_string(values[d]);
+  return "[" + text + "]";
+}
+
+/// Fails, naming argument `i` of `entry`, unless the caller's descriptor
+/// `ref` is one compiled code can read: the entry's static sizes, an
+/// element count that fits, a non-negative offset, memory for its elements
+/// (a meta tensor has sizes only) and, for a row-major argument, row-major
+/// strides. Compiled code trusts all of these: a null pointer or a negative
+/// offset would fault inside a kernel, other sizes or strides read wrong.
+static gpRtStatus checkBuffer(const Entry &entry, size_t i,
+                              const gpRtMemRef &ref) {
+  const Value &value = entry.args[i];
+  size_t rank = value.shape.size();
+  const int64_t *sizes = ref.shape, *strides = ref.shape + rank;
+  std::string what = "entry '" + entry.name + "': argument " +
+                     std::to_string(i);
+  for (size_t d = 0; d < rank; ++d)
+    if (sizes[d] < 0 || (value.shape[d] >= 0 && sizes[d] != value.shape[d]))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + " has sizes " + describeWords(sizes, rank) +
+                      "; dimension " + std::to_string(d) + " must be " +
+                      (value.shape[d] >= 0 ? std::to_string(value.shape[d])
+                                           : std::string("at least 0")));
+  int64_t elements = 1;
+  for (size_t d = 0; d < rank; ++d)
+    if (__builtin_mul_overflow(elements, sizes[d], &elements))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + " has sizes " + describeWords(sizes, rank) +
+                      ", whose product overflows");
+  if (ref.offset < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                what + ": negative offset " + std::to_string(ref.offset));
+  if (elements > 0 && !ref.aligned && value.device != "meta")
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                what + ": null memory (aligned pointer) for " +
+                    std::to_string(elements) + " element(s)");
+  if (value.strided)
+    return GP_RT_SUCCESS;
+  int64_t expected = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (sizes[d] > 1 && strides[d] != expected)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + " has sizes " + describeWords(sizes, rank) +
+                      " and strides " + describeWords(strides, rank) +
+                      "; the entry takes a row-major buffer (copy the view "
+                      "to a contiguous one)");
+    // A zero size makes the whole product fit but not a partial one.
+    if (__builtin_mul_overflow(expected, sizes[d], &expected))
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  what + " has sizes " + describeWords(sizes, rank) +
+                      ", whose product overflows");
+  }
+  return GP_RT_SUCCESS;
+}
+
+/// Fails, naming the argument, when a caller's argument is null (an index
+/// argument's value is read through its pointer) or a buffer descriptor
+/// checkBuffer refuses. Bound parameters' descriptors (`fromBinding`) were
+/// checked when they were bound.
 static gpRtStatus checkArguments(const Entry &entry, void **args,
                                  const uint8_t *fromBinding) {
   for (size_t i = 0; i < entry.args.size(); ++i) {
-    const Value &value = entry.args[i];
-    // A bound parameter's descriptor was checked when it was bound.
-    if (!value.isBuffer || (fromBinding && fromBinding[i]))
+    if (fromBinding && fromBinding[i])
       continue;
     if (!args[i])
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                   "entry '" + entry.name + "': argument " + std::to_string(i) +
                       " is null");
-    const auto *ref = static_cast<const gpRtMemRef *>(args[i]);
-    size_t rank = value.shape.size();
-    const int64_t *sizes = ref->shape, *strides = ref->shape + rank;
-    auto describe = [&](const int64_t *values) {
-      std::string text;
-      for (size_t d = 0; d < rank; ++d)
-        text += (d ? ", " : "") + std::to_string(values[d]);
-      return "[" + text + "]";
-    };
-    for (size_t d = 0; d < rank; ++d)
-      if (sizes[d] < 0 || (value.shape[d] >= 0 && sizes[d] != value.shape[d]))
-        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                    "entry '" + entry.name + "': argument " +
-                        std::to_string(i) + " has sizes " + describe(sizes) +
-                        "; dimension " + std::to_string(d) + " must be " +
-                        (value.shape[d] >= 0 ? std::to_string(value.shape[d])
-                                             : std::string("at least 0")));
-    if (value.strided)
-      continue;
-    int64_t expected = 1;
-    for (size_t d = rank; d-- > 0;) {
-      if (sizes[d] > 1 && strides[d] != expected)
-        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                    "entry '" + entry.name + "': argument " +
-                        std::to_string(i) + " has sizes " + describe(sizes) +
-                        " and strides " + describe(strides) +
-                        "; the entry takes a row-major buffer (copy the "
-                        "view to a contiguous one)");
-      if (__builtin_mul_overflow(expected, sizes[d], &expected))
-        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                    "entry '" + entry.name + "': argument " +
-                        std::to_string(i) + " has sizes " + describe(sizes) +
-                        ", whose product overflows");
-    }
+    if (entry.args[i].isBuffer)
+      if (gpRtStatus status =
+              checkBuffer(entry, i, *static_cast<const gpRtMemRef *>(args[i])))
+        return status;
   }
   return GP_RT_SUCCESS;
 }
 
+/// Calls entry `index`, counting the call, with the debug mode around it;
+/// its arguments are checked first, so a call they fail runs nothing.
 gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
                              void **results) {
   const Entry &entry = artifact.entries[index];
@@ -438,7 +506,9 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCopyResultToHost(
 GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(
     gpRtArtifact *artifact, int32_t index, void **args, void **results,
     void *const *outputs, const int64_t *outputBytes) {
-  if (gpRtStatus status = gpRtArtifactCall(artifact, index, args, results))
+  if (gpRtStatus status =
+          runCall("gpRtArtifactCallWithOutputs", artifact, index, args,
+                  results, std::nullopt, /*onStream=*/false, nullptr))
     return status;
   if (!outputs)
     return GP_RT_SUCCESS;

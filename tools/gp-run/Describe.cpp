@@ -103,7 +103,7 @@ void gp::run::writeResults(const std::string &output,
     }
     std::string error;
     if (!writeNpy(file, results[i], error))
-      die(error);
+      die("--output: " + error);
     written.push_back(file);
     std::fprintf(messages, "wrote %s\n", file.c_str());
   }

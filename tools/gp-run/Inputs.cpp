@@ -31,10 +31,17 @@ bool gp::run::parseInput(const std::string &spec, const gpRtValueInfo &info,
   input = Input();
   if (!info.isBuffer) {
     char *end = nullptr;
+    errno = 0;
     input.index = std::strtoll(spec.c_str(), &end, 10);
     if (spec.empty() || *end)
       return reject(where + ": argument " + std::to_string(position) +
                     " is an index; give an integer");
+    // strtoll clamps to the nearest of +-(2^63 - 1) and says so only here.
+    if (errno == ERANGE)
+      return reject(where + ": argument " + std::to_string(position) +
+                    " is an index; " + spec +
+                    " does not fit in 64 bits (an index is from -2^63 to "
+                    "2^63 - 1)");
     input.isIndex = true;
     return true;
   }

@@ -152,5 +152,14 @@ bool gp::run::writeNpy(const std::string &path, const Array &array,
     return false;
   }
   writeNpy(out, array);
+  // A path that opens but cannot hold the data (a full disk, /dev/full)
+  // fails only here, when the buffered bytes go out.
+  errno = 0;
+  out.close();
+  if (!out) {
+    error = "cannot write '" + path + "'" +
+            (errno ? std::string(": ") + std::strerror(errno) : std::string());
+    return false;
+  }
   return true;
 }

@@ -283,8 +283,13 @@ struct Session {
         argPointers.push_back(arg.bound ? nullptr : arg.storage.data());
       for (auto &result : call.results)
         resultPointers.push_back(result.data());
-      check(gpRtArtifactCall(artifact, call.entry, argPointers.data(),
-                             resultPointers.data()),
+      // The checked form: the arrays are as long as gpRtArtifactGetEntry
+      // said, and the runtime verifies it.
+      check(gpRtArtifactCallChecked(
+                artifact, call.entry, argPointers.data(),
+                static_cast<int32_t>(argPointers.size()),
+                resultPointers.data(),
+                static_cast<int32_t>(resultPointers.size())),
             std::string("run ") + call.info.name);
       check(gpRtProgramSynchronize(program), "synchronize");
       micros += std::chrono::duration<double, std::micro>(
@@ -463,6 +468,23 @@ std::vector<std::string> withWeights(const Session &run,
   return specs;
 }
 
+/// Dies unless `sets` sets of `inputs` (--rotate) fit in kMaxRotateBytes:
+/// the sets are placed, each a copy of every input, before anything runs.
+void checkRotation(int64_t sets, const std::vector<Input> &inputs) {
+  if (sets <= 1)
+    return;
+  int64_t bytes = 0;
+  for (const Input &input : inputs)
+    if (!input.isIndex)
+      bytes += static_cast<int64_t>(input.array.data.size());
+  // Each input is under 2^40 bytes (parseInput): the sum fits.
+  int64_t total = 0;
+  if (__builtin_mul_overflow(bytes, sets, &total) || total > kMaxRotateBytes)
+    die("--rotate " + std::to_string(sets) + ": " + std::to_string(sets) +
+        " sets of the inputs' " + std::to_string(bytes) + " bytes is more " +
+        "than --rotate may place (1 GiB in all); use fewer sets");
+}
+
 } // namespace
 
 int gp::run::runProgram(const RunOptions &options) {
@@ -561,6 +583,7 @@ int gp::run::runProgram(const RunOptions &options) {
     std::fprintf(messages, "parameters: %zu bound by name from '%s'%s\n",
                  bound.size(), parameters->path().c_str(), ignored.c_str());
   }
+  checkRotation(options.rotate, inputs);
   run.place(inputs);
   run.upload(inputs);
   run.placeRotation(options.rotate, inputs);

@@ -15,6 +15,11 @@
 
 namespace gp::run {
 
+/// --rotate's bounds: each set is a copy of every input, so a typo such as
+/// `--rotate 10000000` must not take the machine's memory.
+constexpr int64_t kMaxRotate = 4096;
+constexpr int64_t kMaxRotateBytes = int64_t(1) << 30;
+
 /// gp-run's options, as parsed from its command line.
 struct RunOptions {
   std::string path, output, backendName;

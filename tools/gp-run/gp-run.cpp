@@ -17,6 +17,8 @@
 
 #include <getopt.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,7 +53,8 @@ void printUsage(FILE *out) {
       "  --iterations N        timed calls (default 10)\n"
       "  --rotate K            place the inputs in K sets of buffers and call\n"
       "                        with them in turn, as a caller passing fresh\n"
-      "                        tensors does (default 1)\n"
+      "                        tensors does (default 1; at most 4096 sets\n"
+      "                        and 1 GiB of inputs in all)\n"
       "  --check               compare with an eager run of the program,\n"
       "                        step by step: the given inputs, fresh random\n"
       "                        values in the same buffers, then at new\n"
@@ -185,27 +188,63 @@ int unknownArgument(const std::string &arg) {
   return 2;
 }
 
-long long nonNegativeInteger(const std::string &arg, const std::string &text) {
-  char *end = nullptr;
-  long long n = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || n < 0)
+/// What parseCount made of a number.
+enum class Count { Ok, NotANumber, OutOfRange };
+
+/// Reads `text`, decimal digits only, as a number in [0, max]. strtoull
+/// alone would take "-1" as 2^64 - 1 and clamp what is past 2^64 to it;
+/// strtoll clamps past 2^63: a count typed one digit too long must be an
+/// error, not the largest count.
+Count parseCount(const std::string &text, uint64_t max, uint64_t &value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return Count::NotANumber;
+  errno = 0;
+  unsigned long long n = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || n > max)
+    return Count::OutOfRange;
+  value = n;
+  return Count::Ok;
+}
+
+[[noreturn]] void outOfRange(const std::string &arg, const std::string &text,
+                             uint64_t max) {
+  die(arg + ": " + text + " is out of range (at most " + std::to_string(max) +
+      ")");
+}
+
+/// The value of option `arg`, an integer in [0, max].
+uint64_t nonNegativeInteger(const std::string &arg, const std::string &text,
+                            uint64_t max = INT64_MAX) {
+  uint64_t n = 0;
+  switch (parseCount(text, max, n)) {
+  case Count::Ok:
+    return n;
+  case Count::NotANumber:
     die(arg + " takes a non-negative integer, not '" + text + "'");
+  case Count::OutOfRange:
+    outOfRange(arg, text, max);
+  }
   return n;
 }
 
 /// A device as `N`, `cuda:N` or `cuda://N` (iree-run-module's form).
-long long deviceIndex(const std::string &arg, std::string text) {
+int32_t deviceIndex(const std::string &arg, std::string text) {
   for (const char *prefix : {"cuda://", "cuda:"})
     if (text.rfind(prefix, 0) == 0) {
       text = text.substr(std::strlen(prefix));
       break;
     }
-  char *end = nullptr;
-  long long n = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || n < 0)
+  uint64_t n = 0;
+  switch (parseCount(text, INT32_MAX, n)) {
+  case Count::Ok:
+    break;
+  case Count::NotANumber:
     die(arg + " takes a cuda device index (N, cuda:N or cuda://N), not '" +
         text + "'");
-  return n;
+  case Count::OutOfRange:
+    outOfRange(arg, text, INT32_MAX);
+  }
+  return static_cast<int32_t>(n);
 }
 
 double nonNegativeNumber(const std::string &arg, const std::string &text) {
@@ -298,13 +337,19 @@ static int run(int argc, char **argv) {
       options.doCheck = true;
       break;
     case OptCheckSteps:
-      options.checkSteps = nonNegativeInteger(arg, optarg);
+      // Steps are counted with the two fixed ones in an int64_t.
+      options.checkSteps = nonNegativeInteger(arg, optarg, INT32_MAX);
       break;
     case OptRotate:
       options.rotate = nonNegativeInteger(arg, optarg);
       if (options.rotate < 1)
         die("--rotate: expected at least 1 set of inputs, got " +
             std::string(optarg));
+      // Each set is a copy of every input (Session.cpp bounds their bytes).
+      if (options.rotate > kMaxRotate)
+        die("--rotate: " + std::string(optarg) + " sets of inputs is more " +
+            "than " + std::to_string(kMaxRotate) +
+            " (each set is a copy of every input)");
       break;
     case OptExpectedOutput: {
       std::string path = optarg;
@@ -324,6 +369,9 @@ static int run(int argc, char **argv) {
     case OptOutput: {
       std::string path = optarg;
       options.output = path.rfind('@', 0) == 0 ? path.substr(1) : path;
+      // An empty path would read as no --output: nothing written, exit 0.
+      if (options.output.empty())
+        die("--output needs a path, not '" + path + "'");
       break;
     }
     case OptExternLib:
@@ -336,7 +384,7 @@ static int run(int argc, char **argv) {
       options.printEntries = true;
       break;
     case OptSeed:
-      options.seed = nonNegativeInteger(arg, optarg);
+      options.seed = nonNegativeInteger(arg, optarg, UINT64_MAX);
       break;
     case OptWeights:
       options.weightsDir = optarg;

@@ -56,7 +56,7 @@ struct Session {
       CHECK(gpRtArtifactCallWithOutputs(artifact, 0, args, results, outputs,
                                         bytes));
     } else {
-      CHECK(gpRtArtifactCall(artifact, 0, args, results));
+      CHECK(gpRtArtifactCallChecked(artifact, 0, args, 1, results, 1));
     }
     CHECK(gpRtProgramSynchronize(program));
     return result;

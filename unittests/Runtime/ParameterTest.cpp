@@ -325,7 +325,7 @@ TEST_F(ParameterTest, CallOnStreamOnTheHostTakesNoStream) {
   EXPECT_INVALID(gpRtArtifactCallOnStream(artifact, 9, args, results, nullptr),
                  "null artifact or no such entry");
   EXPECT_INVALID(gpRtArtifactCallOnStream(artifact, 0, args, nullptr, nullptr),
-                 "null arguments or results");
+                 "entry 'affine': null result array");
 }
 
 TEST_F(ParameterTest, InspectedArtifactsListParametersButDoNotBind) {

@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> result(GP_RT_MEMREF_BYTES(1));
     void *args[] = {&input};
     void *results[] = {result.data()};
-    CHECK(gpRtArtifactCall(artifact, 0, args, results));
+    CHECK(gpRtArtifactCallChecked(artifact, 0, args, 1, results, 1));
     float first[8]; // The result: 8 elements.
     CHECK(gpRtArtifactCopyResultToHost(artifact, 0, 0, result.data(), first,
                                        sizeof(first)));

@@ -112,7 +112,10 @@ struct Caller {
       args.push_back(descriptor.data());
     for (auto &result : results)
       resultPointers.push_back(result.data());
-    if (gpRtArtifactCall(artifact, 0, args.data(), resultPointers.data())) {
+    if (gpRtArtifactCallChecked(artifact, 0, args.data(),
+                                static_cast<int32_t>(args.size()),
+                                resultPointers.data(),
+                                static_cast<int32_t>(resultPointers.size()))) {
       error = gpRtGetLastError();
       return false;
     }

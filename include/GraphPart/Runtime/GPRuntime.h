@@ -611,7 +611,23 @@ gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
  * descriptor is used (a NULL for an unbound parameter fails: "entry 'f':
  * parameter 'x' (argument 3) is not bound; bind it with
  * gpRtArtifactBindParameter"). A non-NULL args[i] for a parameter
- * overrides the binding for that call. */
+ * overrides the binding for that call.
+ *
+ * Before anything runs, the call also fails with
+ * GP_RT_ERROR_INVALID_ARGUMENT, naming the entry and the argument or
+ * result, on: a NULL args (unless every argument is a bound parameter) or
+ * results array, a NULL results[i], a NULL args[i] for an index argument or
+ * a buffer that is not a bound parameter, a buffer with a negative offset,
+ * a NULL aligned pointer with elements (a "meta" buffer has sizes only), or
+ * sizes whose product overflows.
+ *
+ * gpRtArtifactCall trusts the lengths of the caller's arrays: it reads
+ * exactly the entry's number of arguments and results from them
+ * (gpRtArtifactGetEntry says how many), so shorter arrays are read past
+ * their end and longer ones are silently ignored. A caller that does not
+ * know the entry's counts for certain (arrays built from user input, an
+ * FFI binding) calls gpRtArtifactCallChecked (GPRuntimeHost.h), which takes
+ * the lengths and refuses any other than the entry's. */
 gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index, void **args,
                             void **results);
 
@@ -630,14 +646,20 @@ gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index, void **args,
  * describe it. outputs[i] is in the result's memory space (device memory
  * from gpRtProgramAllocate for a cuda program's buffers, host memory for
  * host-backend and cpu buffers) and holds outputBytes[i] >= the result's
- * dense size (gpRtArtifactResultBytes). */
+ * dense size (gpRtArtifactResultBytes). The call checks args and results
+ * as gpRtArtifactCall does, and trusts the lengths of all four arrays as
+ * it does. */
 gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact, int32_t index,
                                        void **args, void **results,
                                        void *const *outputs,
                                        const int64_t *outputBytes);
 
 /* The dense size of result `result` of entry `index`, whose descriptor
- * (results[result] of a call) is `descriptor`. */
+ * (results[result] of a call) is `descriptor`. A descriptor with a negative
+ * size or offset, or sizes whose byte count overflows, fails with
+ * GP_RT_ERROR_INVALID_ARGUMENT naming the result (so does
+ * gpRtArtifactCopyResultToHost, which also refuses one with a NULL aligned
+ * pointer and elements). */
 gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact, int32_t index,
                                    int32_t result, const void *descriptor,
                                    int64_t *bytes);

@@ -32,6 +32,26 @@ gpRtStatus gpRtArtifactCallOnStream(gpRtArtifact *artifact, int32_t index,
                                     void **args, void **results,
                                     void *cudaStream);
 
+/* Checked calls: gpRtArtifactCall and gpRtArtifactCallOnStream with the
+ * lengths of the caller's arrays. gpRtArtifactCall trusts the caller to
+ * pass arrays of the entry's lengths (it cannot tell a short array from a
+ * long one); these take numArgs and numResults and, before anything runs,
+ * fail with GP_RT_ERROR_INVALID_ARGUMENT unless they are the entry's
+ * ("gpRtArtifactCallChecked: entry 'f' takes 3 arguments, got 2"; a bound
+ * parameter's NULL slot counts as an argument). Otherwise they are
+ * gpRtArtifactCall and gpRtArtifactCallOnStream, with the same checks of
+ * the arrays' contents. Use them from callers that build the arrays from
+ * input they do not control (FFI bindings, command lines, other
+ * languages). */
+gpRtStatus gpRtArtifactCallChecked(gpRtArtifact *artifact, int32_t index,
+                                   void **args, int32_t numArgs,
+                                   void **results, int32_t numResults);
+gpRtStatus gpRtArtifactCallOnStreamChecked(gpRtArtifact *artifact,
+                                           int32_t index, void **args,
+                                           int32_t numArgs, void **results,
+                                           int32_t numResults,
+                                           void *cudaStream);
+
 /* Named parameters: entry arguments the manifest names (`parameter
  * <name>`), model weights bound once by name instead of passed per call.
  * The same name may be an argument of several entries (one element type,
