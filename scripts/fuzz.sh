@@ -10,7 +10,9 @@
 #    at `// -----`, and generated programs (bench/gen_*.py);
 #  - gp-fuzz-inputs: gp-run's --input specs and .npy reader;
 #  - gp-fuzz-manifest: artifact manifests, read and made into a program;
-#    seeds are the manifests of the examples compiled for both targets.
+#    seeds are the manifests of the examples compiled for both targets;
+#  - python: graphpart's graph and parameter readers, without sanitizers
+#    (test/Python/Inputs/fuzz_graphs.py; section at the end).
 #
 # Builds build-fuzz/ (clang-22, GP_SANITIZE=address,undefined,fuzzer-no-link,
 # GP_BUILD_FUZZERS=ON). Every input that once crashed a target
@@ -87,6 +89,7 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 for target in ${GP_FUZZ_TARGETS:-pipeline inputs manifest}; do
+  [ "$target" = python ] && continue  # the Python section, below
   seed "$target"
   corpus="$out/corpus/$target" findings="$out/findings/$target"
   mkdir -p "$corpus" "$findings"
@@ -105,4 +108,42 @@ for target in ${GP_FUZZ_TARGETS:-pipeline inputs manifest}; do
   echo "gp-fuzz-$target: ${execs:-0} executions in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, $found finding(s) in $findings"
   [ "$found" -eq 0 ] || { status=1; tail -40 "$log"; }
 done
+
+# Python: graphpart's graph and parameter readers, fuzzed with damaged saved
+# graphs (test/Python/Inputs/fuzz_graphs.py; fuzz-graphs.test runs one seed)
+# for the same time, a new seed per round of 1000 cases. Anything but a
+# conversion or a GraphError is a finding: the rounds that had one are kept
+# in build-fuzz/findings/python/seed-<S>.log (rerun a case with
+# `fuzz_graphs.py ROOTS --seed S --case N`). Runs unless GP_FUZZ_TARGETS
+# is given without "python".
+case " ${GP_FUZZ_TARGETS:-python} " in
+*" python "*)
+  python=""  # the first python3 with numpy, as the lit tests pick it
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c "import numpy" 2>/dev/null; then
+      python="$candidate"; break
+    fi
+  done
+  if [ -z "$python" ]; then
+    echo "fuzz_graphs.py: not run (no python3 with numpy)"; exit $status
+  fi
+  findings="$out/findings/python"
+  mkdir -p "$findings"
+  seed=$(date +%s) end=$((SECONDS + seconds)) rounds=0 found=0
+  while [ "$SECONDS" -lt "$end" ] || [ "$rounds" -eq 0 ]; do
+    log="$findings/seed-$seed.log"
+    if "$python" "$root/test/Python/Inputs/fuzz_graphs.py" \
+        "$root"/test/Python/Inputs/graphs "$root"/test/Python/Inputs/graphs-export \
+        "$root"/test/Python/Inputs/graphs-make-fx --cases 1000 \
+        --parameter-cases 200 --seed "$seed" >"$log" 2>&1; then
+      rm -f "$log"
+    else
+      found=$((found + 1)); grep -m 5 FAILED "$log" || tail -20 "$log"
+    fi
+    rounds=$((rounds + 1)) seed=$((seed + 1))
+  done
+  echo "fuzz_graphs.py: $rounds round(s) of 1000 graph and 200 parameter cases in ${seconds}s, $found with findings in $findings"
+  [ "$found" -eq 0 ] || status=1
+  ;;
+esac
 exit $status

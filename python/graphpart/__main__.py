@@ -48,9 +48,14 @@ def main(argv=None):
         return 1
     if args.output == "-":
         sys.stdout.write(text)
-    else:
+        return 0
+    try:
         with open(args.output, "w") as f:
             f.write(text)
+    except OSError as error:
+        print("graphpart: error: cannot write %s: %s"
+              % (args.output, error.strerror or error), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -111,8 +111,7 @@ def load_built(out_dir, runtime_library=None, externs=None, views=False,
     (externs=False: none). The module's parameters are bound from `module`
     (without a copy) when given, else from the files the capture saved;
     constants from their files."""
-    with open(os.path.join(out_dir, BUILD_FILE)) as f:
-        built = json.load(f)
+    built = _read_build(out_dir)
     if externs is not False:
         register_custom_ops(built.get("custom_ops", {}), externs,
                             runtime_library)
@@ -129,6 +128,35 @@ def load_built(out_dir, runtime_library=None, externs=None, views=False,
                 mutated_inputs=built["mutated_inputs"], views=views)
 
 
+def _read_build(out_dir):
+    """build.json of `out_dir`, checked; GraphError naming what is wrong."""
+    path = os.path.join(out_dir, BUILD_FILE)
+    try:
+        with open(path, "rb") as f:
+            built = json.loads(f.read().decode("utf-8"))
+    except OSError as error:
+        raise GraphError("cannot read %s: %s (build() writes it)"
+                         % (path, error.strerror or error))
+    except (ValueError, RecursionError) as error:
+        raise GraphError("%s: not JSON: %s" % (path, error))
+    fields = (("artifact", str), ("target", str), ("parameters", list),
+              ("mutated_inputs", list))
+    bad = [key for key, kind in fields if not isinstance(
+        built.get(key) if isinstance(built, dict) else None, kind)]
+    if bad:
+        raise GraphError("%s: no valid %s" % (path, ", ".join(bad)))
+    for entry in built["parameters"]:
+        if not (isinstance(entry, dict) and isinstance(entry.get("name"),
+                                                       str) and
+                entry.get("kind") in ("parameter", "constant") and
+                isinstance(entry.get("file"), (str, type(None)))):
+            raise GraphError("%s: parameter entry %s is not {name, kind, "
+                             "file}" % (path, json.dumps(entry)[:100]))
+    if not isinstance(built.get("custom_ops", {}), dict):
+        raise GraphError("%s: custom_ops is not an object" % path)
+    return built
+
+
 def compile_cache(cache_dir, gp_compile=None, log=None):
     """Builds every saved graph in `cache_dir` that has no artifact yet
     (needs no torch). Returns (built, failed) entry names."""
@@ -142,14 +170,21 @@ def compile_cache(cache_dir, gp_compile=None, log=None):
         if not os.path.exists(request) or os.path.exists(
                 os.path.join(entry, BUILD_FILE)):
             continue
-        with open(request) as f:
-            wanted = json.load(f)
         try:
-            build(os.path.join(entry, GRAPH_DIR), entry, wanted["target"],
+            try:
+                with open(request) as f:
+                    wanted = json.load(f)
+            except (OSError, ValueError) as error:
+                raise GraphError("cannot read %s: %s" % (request, error))
+            if not isinstance(wanted, dict) or not isinstance(
+                    wanted.get("pipeline_options", ""), str):
+                raise GraphError("%s: not a request of the backend"
+                                 % request)
+            build(os.path.join(entry, GRAPH_DIR), entry, wanted.get("target"),
                   wanted.get("pipeline_options", ""), compiler)
             built.append(name)
             if log:
-                log("built %s (%s)" % (name, wanted["target"]))
+                log("built %s (%s)" % (name, wanted.get("target")))
         except GraphError as error:
             failed.append(name)
             if log:
@@ -157,14 +192,31 @@ def compile_cache(cache_dir, gp_compile=None, log=None):
     return built, failed
 
 
-def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
+def _default_target(fn, example_inputs):
+    """cuda when the call's data lives on a CUDA device (an example input,
+    or a parameter or buffer of a module), else host: as torch.compile
+    follows the inputs' device."""
+    import torch
+    tensors = [v for v in example_inputs if isinstance(v, torch.Tensor)]
+    if isinstance(fn, torch.nn.Module):
+        tensors += list(fn.parameters()) + list(fn.buffers())
+    return "cuda" if any(t.is_cuda for t in tensors) else "host"
+
+
+def compile(fn, example_inputs, target=None, name=None, work_dir=None,
             pipeline_options="", gp_compile=None, runtime_library=None,
-            externs=None, dynamic=None, method=None):
+            externs=None, dynamic=None, method=None, views=False):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
-    `target` (host or cuda) and loads it, a module's parameters bound from
-    the module itself (no copy: later updates in place are seen). The intermediate files stay in
-    `work_dir` when one is given (else a temporary directory, removed).
+    `target` ("cuda" or "host": this machine's CPU; by default cuda when
+    an example input or a parameter of `fn` is a CUDA tensor, else host) and
+    loads it, a module's parameters bound from the module itself (no copy:
+    later updates in place are seen). The intermediate files (the graph,
+    NAME.mlir, the artifact NAME.so and build.json, NAME being the
+    function's or the module class's name, or `name`) stay in `work_dir`
+    when one is given, else in a temporary directory, removed.
     Inputs `fn` writes in place are written by the compiled call too.
+    Results are fresh tensors; with `views=True` they are views of the
+    program's memory, overwritten by the next call (see graphpart.load).
     `dynamic` maps input positions to their dimensions that are one
     symbolic size, as graphpart.capture takes it (the artifact then runs
     every size in its range); `method` picks the capture ("export" or
@@ -175,6 +227,8 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
     `externs` maps its name to; `externs=False` registers none (the caller
     registered them, or loaded an extern library)."""
     from .torch_capture import capture
+    if target is None:
+        target = _default_target(fn, example_inputs)
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
     compiler = _tool("gp-compile", gp_compile)
@@ -190,7 +244,8 @@ def compile(fn, example_inputs, target="cuda", name=None, work_dir=None,
         capture(fn, example_inputs, graph_dir, name, dynamic, method,
                 save_parameters=module is None)
         build(graph_dir, work, target, pipeline_options, compiler)
-        return load_built(work, runtime_library, externs, module=module)
+        return load_built(work, runtime_library, externs, views=views,
+                          module=module)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

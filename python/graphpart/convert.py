@@ -26,11 +26,12 @@ The Converter and the entry points are here; each op's conversion is in
 the ops package (one module per op family) and the table of them, OPS,
 in ops/__init__.py.
 """
+import json
 import math
 
 import numpy as np
 
-from .format import GraphError
+from .format import GraphError, check, checked_array
 from .ops import OPS, SAME_SHAPE_IDENTITY_VIEWS, UNUSED_SKIPPED, VIEW_OPS
 from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
                          Unusable, Value, broadcast_shape, dims_map,
@@ -41,6 +42,19 @@ from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
 # Constants up to this many bytes stay in the program; larger ones become
 # parameters (IREE's default threshold for externalizing them).
 INLINE_LIMIT = 256
+# What an op's conversion raises on arguments it does not take (format.check
+# has checked the graph's structure, not each op's arguments).
+_MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError,
+              ZeroDivisionError, OverflowError, RecursionError)
+
+
+def _brief(value, limit=120):
+    """`value` as JSON, cut to `limit` characters, for messages."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class Converter:
@@ -492,9 +506,20 @@ class Converter:
                                  % (entry["fqn"], entry["shape"]))
             parameter(entry["name"], entry["fqn"], entry["dtype"],
                       entry["shape"], "parameter")
-        dtypes = {c["name"]: c["dtype"] for c in graph.get("constants", [])}
+        declared = {c["name"]: c for c in graph.get("constants", [])}
         for name, array in self.constants.items():
-            dtype = dtypes.get(name, str(array.dtype))
+            array = np.asarray(array)
+            if name in declared:
+                # The bytes are written as they lie: they must be of the
+                # declared type (format.load checks the files so too).
+                entry = declared[name]
+                array = checked_array(array, entry["dtype"], entry["shape"],
+                                      "constant '%s'" % name)
+                dtype = entry["dtype"]
+            else:
+                if array.dtype.byteorder == ">":
+                    array = array.astype(array.dtype.newbyteorder("<"))
+                dtype = str(array.dtype)
             if dtype not in CONSTANT_TYPES:
                 raise GraphError("constant '%s': element type %s is not "
                                  "supported (f32, f16, bf16, int64 and bool "
@@ -534,14 +559,22 @@ class Converter:
                 # A tensor made and never read (make_fx records batch
                 # norm's reserve buffer so): nothing to convert.
                 continue
-            self.record_view(node)
-            self.rebind = []
-            unusable = self.unusable_operand(node)
-            # A pure op on a value that cannot be computed (max pooling's
-            # indices) cannot be computed either; only a use of its result
-            # is an error (make_fx squeezes adaptive_max_pool1d's unused
-            # indices).
-            result = unusable if unusable else self.convert_node(node)
+            try:
+                self.record_view(node)
+                self.rebind = []
+                unusable = self.unusable_operand(node)
+                # A pure op on a value that cannot be computed (max
+                # pooling's indices) cannot be computed either; only a use
+                # of its result is an error (make_fx squeezes
+                # adaptive_max_pool1d's unused indices).
+                result = unusable if unusable else self.convert_node(node)
+            except _MALFORMED as error:
+                # Arguments of other kinds or counts than the op takes
+                # (a hand-written or damaged graph): an error naming the
+                # node, not a Python exception from inside its conversion.
+                raise self.error("arguments %s not understood (%s: %s)" % (
+                    _brief(node.get("args", [])), type(error).__name__,
+                    error))
             self.values[node["name"]] = result
             # An in-place write: later reads of the tensor it wrote (and of
             # the tensors that view all of it) read the new value.
@@ -834,6 +867,11 @@ class Converter:
         if not all(is_static(d) for v in operands for d in v.shape) or \
                 not all(is_static(d) for o in outputs for d in o["shape"]):
             raise self.error("custom ops on symbolic sizes are not supported")
+        for o in outputs:
+            if o["dtype"] not in ELEMENT_TYPES:
+                raise self.error("result element type %s is not supported "
+                                 "(f32, f16, bf16, bool and int64 tensors)"
+                                 % o["dtype"])
         result_types = [tensor_type(o["shape"], ELEMENT_TYPES[o["dtype"]])
                         for o in outputs]
         symbol = node["op"]
@@ -869,6 +907,7 @@ def convert_program(graph, constants, device="cuda:0",
     place, whose final values follow the outputs as extra results, and
     the function's parameters in argument order: (parameter name, graph
     node name, "parameter" for a module's state or "constant"))."""
+    check(graph)
     converter = Converter(graph, constants, device, inline_limit)
     text = converter.convert()
     return text, converter.mutated_inputs, converter.parameters

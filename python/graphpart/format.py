@@ -34,7 +34,14 @@ safetensors file or the saved files). "file" is there when the capture
 saved the value.
 
 bfloat16 tensors are saved as their raw bits (uint16 .npy files) with
-"dtype": "bfloat16" in the graph, as gp-run reads them.
+"dtype": "bfloat16" in the graph, as gp-run reads them. A constant's file
+holds exactly the dtype and shape its entry declares (a big-endian file of
+that dtype is read as little-endian): its bytes become the program's.
+
+`load` checks all this (`check`: keys, types, sizes, names given once, and
+every value read after it is defined, so no node reads itself or a later
+node) and raises GraphError naming what is wrong, never a Python error of
+another kind.
 
 An argument is a JSON value: {"node": NAME} (a value of a node, input or
 constant; with "index": i for the i-th of several results), a number, a
@@ -43,6 +50,7 @@ or {"enum": TEXT} for other constants such as memory formats.
 """
 import json
 import os
+import re
 
 import numpy as np
 
@@ -91,18 +99,237 @@ def save(graph, directory, constants, dtypes=None, parameters=None):
         f.write("\n")
 
 
+# The element types the format names, as numpy holds them (bfloat16 as its
+# raw bits): a constant's file must hold exactly its declared type (in
+# either byte order).
+NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "bfloat16": "<u2",
+                "float64": "<f8", "int64": "<i8", "int32": "<i4",
+                "int16": "<i2", "int8": "|i1", "uint8": "|u1",
+                "bool": "|b1"}
+# A size: an int, or a positive multiple of a symbol ("s0", "16*s0").
+_SYMBOLIC = re.compile(r"\s*(?:[1-9][0-9]*\s*\*\s*)?[A-Za-z_][A-Za-z0-9_]*\s*")
+# Names that become parts of MLIR names (the function, its arguments) and
+# of file names (NAME.mlir, NAME.so): no paths, spaces or quotes.
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.-]*")
+_VALUE_NAME = re.compile(r"[A-Za-z0-9_$.-]+")
+
+
+def read_npy(file):
+    """The array of the .npy file `file`; GraphError saying why it cannot
+    be read (missing, not a .npy file, cut short, ...)."""
+    try:
+        return np.load(file, allow_pickle=False)
+    except OSError as error:
+        raise GraphError("cannot read %s: %s" % (
+            file, error.strerror or error))
+    except Exception as error:  # numpy's, whatever the damage: any type
+        raise GraphError("cannot read %s: not a whole .npy file (%s: %s)"
+                         % (file, type(error).__name__, error))
+
+
+def checked_array(array, dtype, shape, what):
+    """`array` as the graph declares it (`dtype`, a format name, and
+    `shape`), in little-endian byte order; GraphError naming `what` (the
+    constant and its file) when it holds another type or shape: its bytes
+    are written as they lie."""
+    want = NUMPY_DTYPES.get(dtype)
+    if want is None:
+        raise GraphError("%s: dtype %r is none the format knows (%s)"
+                         % (what, dtype, ", ".join(NUMPY_DTYPES)))
+    want = np.dtype(want)
+    found = array.dtype
+    if found.newbyteorder("<") != want:
+        raise GraphError("%s holds %s, the graph says %s%s" % (
+            what, found, dtype, " (saved as raw uint16 bits)"
+            if dtype == "bfloat16" else ""))
+    if found != want:
+        # The same type in big-endian byte order: converted, not refused.
+        array = array.astype(want)
+    if list(array.shape) != list(shape):
+        raise GraphError("%s has shape %s, the graph says %s"
+                         % (what, list(array.shape), list(shape)))
+    return array
+
+
+def check(graph, where="graph"):
+    """Raises GraphError naming what is wrong (`where`: the file) when
+    `graph` is not a graph of this format: a key missing or of another
+    type, a size that is not an int >= 0 or a multiple of a symbol, a name
+    given twice, or a value read before it is defined (itself or a later
+    node: the graph is in order, without cycles)."""
+    def fail(message):
+        raise GraphError("%s: %s" % (where, message))
+
+    def need(entry, key, kind, what, optional=False):
+        if not isinstance(entry, dict):
+            fail("%s is %s, not an object" % (what, _kind(entry)))
+        if key not in entry:
+            if optional:
+                return None
+            fail("%s has no '%s'" % (what, key))
+        value = entry[key]
+        if not isinstance(value, kind) or kind is int and \
+                isinstance(value, bool):
+            fail("%s: '%s' is %s, not %s" % (what, key, _kind(value), {
+                str: "a string", list: "a list", dict: "an object",
+                int: "an int"}[kind]))
+        return value
+
+    def check_shape(shape, what, symbolic=True):
+        for dim in shape:
+            if isinstance(dim, int) and not isinstance(dim, bool):
+                if dim < 0:
+                    fail("%s: size %d is negative" % (what, dim))
+            elif not (symbolic and isinstance(dim, str) and
+                      _SYMBOLIC.fullmatch(dim)):
+                fail("%s: size %s is not %s" % (
+                    what, json.dumps(dim), "an int >= 0 or a multiple of "
+                    "a symbol ('s0', '4*s0')" if symbolic else
+                    "an int >= 0"))
+
+    if not isinstance(graph, dict):
+        fail("the graph is %s, not an object" % _kind(graph))
+    name = need(graph, "name", str, "the graph")
+    if not _FUNCTION_NAME.fullmatch(name):
+        fail("the graph's name '%s' is not a function name (a letter or _, "
+             "then letters, digits, _ $ . -)" % name)
+    defined = {}
+
+    def define(name, what):
+        if name in defined:
+            fail("'%s' names both %s and %s" % (name, defined[name], what))
+        defined[name] = what
+
+    for i, entry in enumerate(need(graph, "inputs", list, "the graph")):
+        what = "input %d" % i
+        value = need(entry, "name", str, what)
+        what = "input '%s'" % value
+        if not _VALUE_NAME.fullmatch(value):
+            fail("%s: the name holds characters other than letters, digits "
+                 "and _ $ . -" % what)
+        check_shape(need(entry, "shape", list, what), what)
+        need(entry, "dtype", str, what)
+        need(entry, "device", str, what, optional=True)
+        define(value, what)
+    for i, entry in enumerate(need(graph, "constants", list, "the graph",
+                                   optional=True) or []):
+        what = "constant %d" % i
+        value = need(entry, "name", str, what)
+        what = "constant '%s'" % value
+        check_shape(need(entry, "shape", list, what), what, symbolic=False)
+        if need(entry, "dtype", str, what) not in NUMPY_DTYPES:
+            fail("%s: dtype '%s' is none the format knows (%s)" % (
+                what, entry["dtype"], ", ".join(NUMPY_DTYPES)))
+        need(entry, "file", str, what)
+        define(value, what)
+    for i, entry in enumerate(need(graph, "parameters", list, "the graph",
+                                   optional=True) or []):
+        what = "parameter %d" % i
+        value = need(entry, "name", str, what)
+        need(entry, "fqn", str, what)
+        what = "parameter '%s'" % entry["fqn"]
+        check_shape(need(entry, "shape", list, what), what)
+        need(entry, "dtype", str, what)
+        need(entry, "file", str, what, optional=True)
+        define(value, what)
+    custom = need(graph, "custom_ops", dict, "the graph", optional=True)
+    for op, schema in (custom or {}).items():
+        what = "custom op '%s'" % op
+        for key in ("mutates", "tags"):
+            items = need(schema, key, list, what, optional=True) or []
+            kind = int if key == "mutates" else str
+            if any(not isinstance(v, kind) or isinstance(v, bool)
+                   for v in items):
+                fail("%s: '%s' must be a list of %s" % (
+                    what, key, "ints" if kind is int else "strings"))
+    symbols = need(graph, "symbols", dict, "the graph", optional=True)
+    for symbol, bounds in (symbols or {}).items():
+        what = "symbol '%s'" % symbol
+        for key in ("min", "max"):
+            need(bounds, key, int, what, optional=True)
+
+    def check_refs(arg, what, depth=0):
+        if depth > 64:
+            fail("%s: arguments nested more than 64 deep" % what)
+        if isinstance(arg, list):
+            for item in arg:
+                check_refs(item, what, depth + 1)
+        elif isinstance(arg, dict):
+            if "node" in arg:
+                ref = arg["node"]
+                if not isinstance(ref, str):
+                    fail("%s: a reference to %s, not to a name"
+                         % (what, json.dumps(ref)))
+                if ref == current:
+                    fail("%s reads itself" % what)
+                if ref not in defined:
+                    fail("%s reads '%s', which is %s" % (
+                        what, ref, "a later node: a node must follow the "
+                        "values it reads (no cycles)" if ref in later else
+                        "no input, constant, parameter or node"))
+                index = arg.get("index")
+                if index is not None and (not isinstance(index, int) or
+                                          isinstance(index, bool)):
+                    fail("%s: the index of '%s' is %s, not an int"
+                         % (what, ref, json.dumps(index)))
+            for item in arg.values():
+                check_refs(item, what, depth + 1)
+
+    nodes = need(graph, "nodes", list, "the graph")
+    later = {node["name"] for node in nodes if isinstance(node, dict) and
+             isinstance(node.get("name"), str)}
+    current = None
+    for i, node in enumerate(nodes):
+        what = "node %d" % i
+        value = current = need(node, "name", str, what)
+        op = need(node, "op", str, what)
+        what = "%s (node '%s')" % (op, value)
+        need(node, "overload", str, what, optional=True)
+        need(node, "source", str, what, optional=True)
+        symbol = need(node, "symbol", str, what, optional=True)
+        if symbol is not None and not _SYMBOLIC.fullmatch(symbol):
+            fail("%s: symbol %s is not a symbol's name" % (what,
+                                                           json.dumps(symbol)))
+        args = need(node, "args", list, what, optional=True) or []
+        kwargs = need(node, "kwargs", dict, what, optional=True) or {}
+        for j, out in enumerate(need(node, "outputs", list, what,
+                                     optional=True) or []):
+            where_out = "%s: result %d" % (what, j)
+            check_shape(need(out, "shape", list, where_out), where_out)
+            need(out, "dtype", str, where_out)
+        check_refs(args, what)
+        check_refs(kwargs, what)
+        define(value, what)
+    current = None
+    check_refs(need(graph, "outputs", list, "the graph"), "the outputs")
+
+
+def _kind(value):
+    """A JSON value's kind, for messages."""
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number",
+            str: "a string", list: "a list", dict: "an object"}.get(
+                type(value), type(value).__name__)
+
+
 def load(directory):
     """Reads a saved graph: (graph dict, name -> numpy array of each
     constant). Raises GraphError naming what is wrong."""
     path = os.path.join(directory, "graph.json")
     try:
-        with open(path) as f:
-            graph = json.load(f)
+        with open(path, "rb") as f:
+            graph = json.loads(f.read().decode("utf-8"))
     except OSError as error:
         raise GraphError(f"cannot read {path}: {error.strerror}")
-    except json.JSONDecodeError as error:
+    except UnicodeDecodeError as error:
+        raise GraphError(f"{path}: not UTF-8 text: {error}")
+    except ValueError as error:  # json.JSONDecodeError among them
         raise GraphError(f"{path}: not JSON: {error}")
-    if graph.get("format") != FORMAT:
+    except RecursionError:
+        raise GraphError(f"{path}: not JSON this converter reads: nested "
+                         "too deeply")
+    if not isinstance(graph, dict) or graph.get("format") != FORMAT:
         raise GraphError(f"{path}: not a {FORMAT} file")
     if graph.get("version") != VERSION:
         raise GraphError(f"{path}: version {graph.get('version')}; this "
@@ -110,24 +337,19 @@ def load(directory):
     for key in ("name", "inputs", "nodes", "outputs"):
         if key not in graph:
             raise GraphError(f"{path}: no '{key}'")
+    check(graph, path)
     constants = {}
     for entry in graph.get("constants", []):
         file = os.path.join(directory, entry["file"])
+        what = f"{path}: constant '{entry['name']}': {file}"
         try:
-            array = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as error:
-            raise GraphError(f"{path}: constant '{entry['name']}': cannot "
-                             f"read {file}: {error}")
-        if list(array.shape) != list(entry["shape"]):
-            raise GraphError(f"{path}: constant '{entry['name']}': {file} "
-                             f"has shape {list(array.shape)}, the graph says "
-                             f"{entry['shape']}")
-        constants[entry["name"]] = array
+            array = read_npy(file)
+        except GraphError as error:
+            raise GraphError(f"{path}: constant '{entry['name']}': {error}")
+        constants[entry["name"]] = checked_array(array, entry["dtype"],
+                                                 entry["shape"], what)
     seen = set()
     for entry in graph.get("parameters", []):
-        for key in ("name", "fqn", "shape", "dtype"):
-            if key not in entry:
-                raise GraphError(f"{path}: a parameter without '{key}'")
         if entry["fqn"] in seen or not entry["fqn"] or any(
                 c.isspace() for c in entry["fqn"]):
             raise GraphError(f"{path}: parameter name '{entry['fqn']}' is "

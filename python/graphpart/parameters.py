@@ -8,6 +8,7 @@ end]}, "__metadata__": {...}}), then the data, each tensor row-major and
 little-endian at [8 + N + begin, 8 + N + end).
 """
 import json
+import math
 import os
 import struct
 
@@ -54,19 +55,22 @@ def read_safetensors_header(path):
     data_size = size - 8 - length
     for name, entry in header.items():
         where = "%s: tensor '%s'" % (path, name)
-        if not isinstance(entry, dict) or entry.get("dtype") not in \
+        if not isinstance(entry, dict) or not isinstance(
+                entry.get("dtype"), str) or entry["dtype"] not in \
                 SAFETENSORS_DTYPES or not isinstance(entry.get("shape"),
                                                      list):
             raise GraphError("%s: needs a known dtype (%s) and a shape"
                              % (where, ", ".join(SAFETENSORS_DTYPES)))
         offsets = entry.get("data_offsets")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(
-                isinstance(o, int) for o in offsets)):
+                isinstance(o, int) and not isinstance(o, bool)
+                for o in offsets)):
             raise GraphError("%s: data_offsets must be [begin, end]" % where)
-        if any(not isinstance(d, int) or d < 0 for d in entry["shape"]):
+        if any(not isinstance(d, int) or isinstance(d, bool) or d < 0
+               for d in entry["shape"]):
             raise GraphError("%s: bad shape %s" % (where, entry["shape"]))
         itemsize = np.dtype(SAFETENSORS_DTYPES[entry["dtype"]][0]).itemsize
-        count = int(np.prod(entry["shape"], dtype=np.int64))
+        count = math.prod(entry["shape"])  # exact: no int64 overflow
         begin, end = offsets
         if not 0 <= begin <= end <= data_size or \
                 end - begin != count * itemsize:

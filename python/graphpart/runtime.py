@@ -2,7 +2,8 @@
 runtime's C ABI (no compiler needed).
 
     model = graphpart.load("model.so", module=torch_module)   # bound once
-    y = model(x)                    # the first entry; model.entry("f")(x)
+    y = model(x)                    # the first entry, or by name:
+    y = model.entry("MyModule")(x)  # (the captured function's or class's)
 
 Parameters. A program's weights are its named parameters (the module's
 fully qualified names, `gp.parameter` in the IR), bound once when the
@@ -20,8 +21,18 @@ artifact is loaded, never passed per call:
   in GRAPH/parameters/, and gp-compile --weights writes), or a list of
   these (the first that has a name wins). Values are copied once to the
   program's device. They take precedence over `module`.
-A parameter missing, of the wrong dtype or shape, or on the wrong device is
-a GraphError at load naming it, and nothing runs.
+- `weights=`: the directory gp-compile --weights wrote: by name as
+  `parameters=` for a program that names its weights, else each entry's
+  trailing weight arguments by position, from the .npy files
+  DIR/<entry>.weights lists (as gp-run --weights), passed by every call.
+A parameter missing, of the wrong dtype or shape, or on the wrong device,
+and a weights directory missing or giving nothing, are GraphErrors at load
+naming it, and nothing runs.
+
+Gradients. Artifacts compute none: a call whose argument requires grad in
+grad mode, or of an artifact bound to a module in training mode whose
+parameters require grad, warns once per artifact that it is inference only
+(its results do not require grad).
 
 Calls. User tensors are passed without copies (their data pointers, sizes
 and strides become the entry's descriptors; entries take row-major
@@ -49,11 +60,12 @@ build an error.
 import ctypes
 import hashlib
 import os
+import warnings
 import weakref
 
 import numpy as np
 
-from .format import GraphError
+from .format import GraphError, read_npy
 from .parameters import read_safetensors
 
 _TORCH_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
@@ -251,6 +263,9 @@ class Entry:
             r.isBuffer and artifact.memory_device(r.device.decode()) ==
             "cpu" for r in self.results)
         self._native = None
+        # Trailing weight arguments bound at load by position (an artifact
+        # whose weights are not named parameters; DIR/<entry>.weights).
+        self.weights, self.weights_dir = (), None
 
     def _use_native(self, native, functions):
         artifact = self.artifact
@@ -315,8 +330,18 @@ class Entry:
         artifact = self.artifact
         if not artifact.handle:
             raise GraphError("call %s: the artifact was closed" % self.name)
+        if not artifact._grad_warned and artifact._grad_enabled():
+            artifact._warn_gradients(values)
         if artifact._stale or artifact._moved():
             artifact._refresh()
+        if self.weights:
+            if len(values) + len(self.weights) != len(self.user_args):
+                raise GraphError(
+                    "%s takes %d argument(s) besides its %d weight(s) from "
+                    "'%s', got %d" % (self.name, len(self.user_args) -
+                                      len(self.weights), len(self.weights),
+                                      self.weights_dir, len(values)))
+            values = values + self.weights
         if self._native is not None:
             return self._native.call(artifact._stream(), *values)
         return self._call_ctypes(values)
@@ -375,15 +400,23 @@ class Artifact:
 
     def __init__(self, path, backend=None, device=-1, parameters=None,
                  module=None, runtime_library=None, mutated_inputs=None,
-                 views=False, debug_overwrite=False):
+                 views=False, debug_overwrite=False, weights=None):
         import torch
         self.handle = None
         self._stale, self._module, self._bound = False, None, {}
         self._tracked, self._watch, self._identity_checks = [], None, False
+        # Gradients: artifacts compute none; warned once (see
+        # _warn_gradients).
+        self._grad_warned, self._grad_enabled = False, torch.is_grad_enabled
+        path = os.fspath(path)
+        self.path = path
+        # dlopen reads a name without a slash as a library's, not as a file
+        # of the working directory.
+        opened = os.path.abspath(path).encode()
         self.lib = _runtime(runtime_library)
         self.views, self.device = views, device
         inspected = ctypes.c_void_p()
-        self.check(self.lib.gpRtArtifactInspect(path.encode(),
+        self.check(self.lib.gpRtArtifactInspect(opened,
                                                 ctypes.byref(inspected)),
                    "load " + path)
         self.target = self.lib.gpRtArtifactTarget(inspected).decode()
@@ -393,7 +426,7 @@ class Artifact:
             raise GraphError("backend must be host or cuda, got %r" % backend)
         handle = ctypes.c_void_p()
         self.check(self.lib.gpRtArtifactLoad(
-            path.encode(), 0 if backend == "host" else 1, device,
+            opened, 0 if backend == "host" else 1, device,
             ctypes.byref(handle)), "load " + path)
         self.handle = handle
         self.program = ctypes.c_void_p()
@@ -446,6 +479,11 @@ class Artifact:
         self.native = native is not None
         if native is not None:
             self._watch = native.BoundTensors()
+        if weights is not None:
+            self._bind_weights(weights)
+            if self.parameters:
+                parameters = [parameters, weights] if parameters is not \
+                    None else weights
         self.bind(parameters=parameters, module=module)
         if native is not None:
             functions = {key: ctypes.cast(getattr(self.lib, symbol),
@@ -459,6 +497,91 @@ class Artifact:
                 entry._use_native(native, functions)
 
     # -- parameters ---------------------------------------------------------
+    def _bind_weights(self, directory):
+        """`directory` (gp-compile --weights DIR): read by name for a
+        program that names its weights (bind), else by position: each
+        entry's trailing weight arguments from the .npy files that
+        DIR/<entry>.weights lists, one a line, as gp-run --weights reads
+        them. A directory that is missing, or gives a program without
+        parameters no weights, is an error naming it."""
+        if not os.path.isdir(directory):
+            raise GraphError("load: weights directory '%s' %s" % (
+                directory, "is not a directory" if os.path.exists(directory)
+                else "does not exist"))
+        if self.parameters:
+            return
+        bound = 0
+        for entry in self.entries.values():
+            listing = os.path.join(directory, entry.name + ".weights")
+            if not os.path.isfile(listing):
+                continue
+            try:
+                with open(listing) as f:
+                    files = [line.strip() for line in f if line.strip()]
+            except (OSError, UnicodeDecodeError) as error:
+                raise GraphError("load: cannot read %s: %s" % (listing,
+                                                               error))
+            if len(files) > len(entry.user_args):
+                raise GraphError("load: %s lists %d weight(s), but entry "
+                                 "'%s' takes %d argument(s)" % (
+                                     listing, len(files), entry.name,
+                                     len(entry.user_args)))
+            positions = entry.user_args[len(entry.user_args) - len(files):]
+            weights = []
+            for position, file in zip(positions, files):
+                spec = _WeightArgument(entry, position, file)
+                try:
+                    if spec.element is None:
+                        raise GraphError("the argument is an index, not a "
+                                         "weight")
+                    array = _read_npy(os.path.join(directory, file), file)
+                    tensor = self._owned(spec, array)
+                    self._check_fits(spec, tensor)
+                except GraphError as error:
+                    raise GraphError("load: %s: entry '%s' argument %d: %s"
+                                     % (listing, entry.name, position,
+                                        error))
+                weights.append(tensor)
+            entry.weights, entry.weights_dir = tuple(weights), directory
+            bound += len(weights)
+        if not bound:
+            raise GraphError(
+                "load: weights directory '%s' gives the program nothing: it "
+                "takes no named parameters, and there is no %s listing an "
+                "entry's weights by position (entries: %s)" % (
+                    directory, " or ".join(
+                        "'%s.weights'" % e for e in self.entries),
+                    ", ".join("%s, %d argument(s)" % (e.name,
+                                                       len(e.user_args))
+                              for e in self.entries.values())))
+
+    def _warn_gradients(self, values):
+        """Warns, once per artifact, when a call would need gradients that
+        the artifact does not compute: grad mode is on and an argument
+        requires grad, or the bound module is in training mode with
+        parameters that require grad. The results never require grad, so a
+        backward through them fails later; the warning says why now."""
+        why = next(("argument %d requires grad" % i
+                    for i, v in enumerate(values)
+                    if getattr(v, "requires_grad", False)), None)
+        module = self._module
+        if why is None and module is not None and module.training:
+            why = next(("the module is in training mode and its parameter "
+                        "'%s' requires grad" % name
+                        for name, _, _, t in self._tracked
+                        if t.requires_grad), None)
+        if why is None:
+            return
+        self._grad_warned = True
+        warnings.warn(
+            "graphpart: %s computes no gradients (the artifact is inference "
+            "only): %s with grad mode on, but its results will not require "
+            "grad and backward() cannot reach the inputs or parameters. Call "
+            "it under torch.no_grad() or torch.inference_mode() (and "
+            "module.eval()) to silence this; train with PyTorch itself. "
+            "(Warned once per artifact.)" % (os.path.basename(self.path),
+                                             why), stacklevel=4)
+
     def bind(self, parameters=None, module=None):
         """Binds every parameter the program takes (see the module
         comment): from `parameters` (a state dict, a .safetensors file, a
@@ -475,9 +598,10 @@ class Artifact:
             raise GraphError(
                 "load: %d parameter(s) of the program not given: %s%s; pass "
                 "module= (the module it was captured from) or parameters= "
-                "(a state dict, .safetensors file or directory)" % (
+                "(a state dict, .safetensors file or directory)%s" % (
                     len(missing), ", ".join(missing[:8]),
-                    ", ..." if len(missing) > 8 else ""))
+                    ", ..." if len(missing) > 8 else "",
+                    _searched(parameters)))
         bound, tracked = {}, []
         for name in names:
             parameter = self.parameters[name]
@@ -656,6 +780,37 @@ class Artifact:
             pass
 
 
+class _WeightArgument:
+    """A weight argument bound by position, described as _Parameter
+    describes a named one."""
+
+    def __init__(self, entry, position, file):
+        spec = entry.args[position]
+        self.name = file
+        self.element = spec.elementType.decode() if spec.isBuffer else None
+        self.shape = [spec.shape[i] for i in range(spec.rank)] \
+            if spec.isBuffer else []
+        self.device = spec.device.decode() if spec.isBuffer else ""
+
+
+def _searched(sources):
+    """The parameter sources that were read, for a message: "" when none
+    were given."""
+    if sources is None:
+        return ""
+    if not isinstance(sources, (list, tuple)):
+        sources = [sources]
+    described = []
+    for source in sources:
+        if isinstance(source, dict):
+            described.append("a state dict of %d tensor(s)" % len(source))
+        elif isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            described.append("'%s'%s" % (path, " (NAME.npy)" if
+                                         os.path.isdir(path) else ""))
+    return "; looked in %s" % ", ".join(described) if described else ""
+
+
 def _read_sources(sources, names):
     """name -> value (a tensor, a numpy array, or (array, element) from a
     file) for each of `names` the sources hold, the first source winning."""
@@ -688,10 +843,9 @@ def _read_sources(sources, names):
 
 def _read_npy(path, name):
     try:
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise GraphError("parameter '%s': cannot read %s: %s"
-                         % (name, path, error))
+        array = read_npy(path)
+    except GraphError as error:
+        raise GraphError("parameter '%s': %s" % (name, error))
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     element = {"float64": "f64", "float32": "f32", "float16": "f16",
@@ -720,7 +874,12 @@ def load(path, backend=None, device=-1, parameters=None, module=None,
     call poison the views it overwrites (NaN, -1) rather than show its own
     values, to find reads of stale views."""
     if weights is not None:
-        parameters = [parameters, weights] if parameters is not None else \
-            weights
+        weights = os.fspath(weights)
+        if not os.path.isdir(weights):
+            # Checked before anything is loaded.
+            raise GraphError("load: weights directory '%s' %s" % (
+                weights, "is not a directory" if os.path.exists(weights)
+                else "does not exist"))
     return Artifact(path, backend, device, parameters, module,
-                    runtime_library, mutated_inputs, views, debug_overwrite)
+                    runtime_library, mutated_inputs, views, debug_overwrite,
+                    weights)

@@ -30,6 +30,11 @@ from . import format as fmt
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+class _UnsupportedType(fmt.GraphError):
+    """An element type the format has no name for; _serialize names the
+    node whose value has it."""
+
+
 def _dtype_name(dtype):
     import torch
     names = {torch.float32: "float32", torch.float16: "float16",
@@ -37,8 +42,28 @@ def _dtype_name(dtype):
              torch.int64: "int64", torch.int32: "int32", torch.int8: "int8",
              torch.uint8: "uint8", torch.bool: "bool"}
     if dtype not in names:
-        raise fmt.GraphError("element type %s is not supported" % dtype)
+        raise _UnsupportedType("element type %s is not supported (%s)" % (
+            dtype, ", ".join(names.values())))
     return names[dtype]
+
+
+def _describe(node):
+    """A node as errors name it: the op, the node and the user's line."""
+    import torch
+    if node is None:
+        return "the graph"
+    if node.op == "placeholder":
+        return "input '%s'" % node.name
+    if node.op == "get_attr":
+        return "constant '%s'" % node.target
+    if node.op == "output":
+        return "the outputs"
+    target = node.target
+    op = _op_name(target)[0] if isinstance(target, torch._ops.OpOverload) \
+        else getattr(target, "__name__", str(target))
+    source = _source(node)
+    return "%s (node '%s'%s)" % (op, node.name,
+                                 ", " + source if source else "")
 
 
 def _to_numpy(tensor):
@@ -124,6 +149,7 @@ def capture(fn, example_inputs, directory, name=None, dynamic=None,
     values are saved too (parameters/NAME.npy) unless `save_parameters` is
     false (the program is then loaded from the live module). Returns the
     graph dict."""
+    _check_inputs(example_inputs)
     name = name or getattr(fn, "__name__", None) or type(fn).__name__
     name = re.sub(r"\W", "_", name)
     method = method or ("export" if _has_export() else "make_fx")
@@ -159,6 +185,32 @@ def capture(fn, example_inputs, directory, name=None, dynamic=None,
     fmt.save(graph, directory, constants, dtypes,
              values if save_parameters else None)
     return graph
+
+
+def _check_inputs(example_inputs):
+    """The program's inputs are tensors: a Python number or anything else
+    among them is refused, naming its position (the artifact's entry takes
+    tensors; torch.export would bake a number in, and the compiled program
+    would then ignore the value passed later)."""
+    import torch
+    if not isinstance(example_inputs, (list, tuple)):
+        raise fmt.GraphError(
+            "example_inputs must be a list or tuple of tensors, got %s"
+            % type(example_inputs).__name__)
+    for position, value in enumerate(example_inputs):
+        if isinstance(value, torch.Tensor):
+            continue
+        kind = type(value).__name__
+        if isinstance(value, (bool, int, float)):
+            raise fmt.GraphError(
+                "example input %d is a Python %s (%r); the inputs of a "
+                "captured program are tensors: pass torch.tensor(%r), or "
+                "make the value part of the function (a closure, "
+                "functools.partial or a module attribute)"
+                % (position, kind, value, value))
+        raise fmt.GraphError("example input %d is a %s; the inputs of a "
+                             "captured program are tensors"
+                             % (position, kind))
 
 
 def _like(tensor, shape):
@@ -306,7 +358,21 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
     of the nodes that are a module's parameters or buffers to their fully
     qualified names: those become graph["parameters"], their values put in
     `values` (name -> numpy array); `sizes` turns symbolic sizes into the
-    format's (export)."""
+    format's (export). An element type the format lacks (complex64) is an
+    error naming the op, its node and the user's line."""
+    current = {}
+    try:
+        _serialize_nodes(fx_graph, graph, constants, constant_dtypes,
+                         attribute, inputs, sizes, parameters, values,
+                         current)
+    except _UnsupportedType as error:
+        raise fmt.GraphError("%s: %s" % (_describe(current.get("node")),
+                                         error))
+
+
+def _serialize_nodes(fx_graph, graph, constants, constant_dtypes, attribute,
+                     inputs, sizes, parameters, values, current):
+    """_serialize's work; `current["node"]` is the node being written."""
     import torch
     # Symbolic ints (PyTorch 2); none in older versions.
     sym_int = getattr(torch, "SymInt", ())
@@ -385,6 +451,7 @@ def _serialize(fx_graph, graph, constants, constant_dtypes, attribute,
             values[fqn] = _to_numpy(value)
 
     for node in fx_graph.nodes:
+        current["node"] = node
         if node.op == "placeholder":
             constant = (inputs or {}).get(node.name)
             if constant is not None:
