@@ -17,8 +17,12 @@ namespace py = pybind11;
 
 namespace {
 
-using CallOnStreamFn = int32_t (*)(void *, int32_t, void **, void **, void *);
-using CallFn = int32_t (*)(void *, int32_t, void **, void **);
+// gpRtArtifactCallOnStreamChecked / gpRtArtifactCallChecked: the counts
+// are checked against the entry's.
+using CallOnStreamFn = int32_t (*)(void *, int32_t, void **, int32_t, void **,
+                                   int32_t, void *);
+using CallFn = int32_t (*)(void *, int32_t, void **, int32_t, void **,
+                           int32_t);
 using LastErrorFn = const char *(*)();
 using SynchronizeFn = int32_t (*)(void *);
 
@@ -196,11 +200,14 @@ public:
     int32_t status = 0;
     {
       py::gil_scoped_release release;
+      auto numArgs = static_cast<int32_t>(argPointers.size());
+      auto numResults = static_cast<int32_t>(resultPointers.size());
       status = cuda_ ? callOnStream_(artifact_, entry_, argPointers.data(),
-                                     resultPointers.data(),
+                                     numArgs, resultPointers.data(),
+                                     numResults,
                                      reinterpret_cast<void *>(stream))
-                     : call_(artifact_, entry_, argPointers.data(),
-                             resultPointers.data());
+                     : call_(artifact_, entry_, argPointers.data(), numArgs,
+                             resultPointers.data(), numResults);
       // Results in host memory are read by the caller at once.
       if (status == 0 && anyHostResult_)
         status = synchronize_(program_);

@@ -367,16 +367,17 @@ class Entry:
               for r in results])
         lib = artifact.lib
         if artifact.target == "cuda":
-            artifact.check(lib.gpRtArtifactCallOnStream(
-                artifact.handle, self.index, args, result_ptrs,
-                ctypes.c_void_p(artifact._stream())), "call " + self.name)
+            artifact.check(lib.gpRtArtifactCallOnStreamChecked(
+                artifact.handle, self.index, args, len(slots), result_ptrs,
+                len(results), ctypes.c_void_p(artifact._stream())),
+                "call " + self.name)
             if self.host_results:
                 artifact.check(lib.gpRtProgramSynchronize(artifact.program),
                                "call " + self.name)
         else:
-            artifact.check(lib.gpRtArtifactCall(
-                artifact.handle, self.index, args, result_ptrs),
-                "call " + self.name)
+            artifact.check(lib.gpRtArtifactCallChecked(
+                artifact.handle, self.index, args, len(slots), result_ptrs,
+                len(results)), "call " + self.name)
         outputs = []
         for spec, storage in zip(self.results, results):
             if not spec.isBuffer:
@@ -489,8 +490,9 @@ class Artifact:
             functions = {key: ctypes.cast(getattr(self.lib, symbol),
                                           ctypes.c_void_p).value
                          for key, symbol in (
-                             ("call_on_stream", "gpRtArtifactCallOnStream"),
-                             ("call", "gpRtArtifactCall"),
+                             ("call_on_stream",
+                              "gpRtArtifactCallOnStreamChecked"),
+                             ("call", "gpRtArtifactCallChecked"),
                              ("last_error", "gpRtGetLastError"),
                              ("synchronize", "gpRtProgramSynchronize"))}
             for entry in self.entries.values():
