@@ -170,6 +170,10 @@ struct StagingBuffer {
   void *data = nullptr;
   int64_t bytes = 0;
   bool onDevice = false;
+  /// How many leading bytes a padded fill has written since it was
+  /// allocated: only the caller's elements and copies of them, so every
+  /// element there is one an earlier call passed.
+  int64_t written = 0;
 };
 
 /// What one thread holds to pad the calls of one entry, reused by each of

@@ -451,7 +451,12 @@ public:
     }
   }
 
-  gpRtStatus fill(uint8_t *dst, const uint8_t *src) {
+  /// `stale`: the padded positions already hold elements of earlier
+  /// calls (the buffer's written prefix covers them): they are left as
+  /// they are, which is as safe as copies of this call's (each is an
+  /// element a caller passed, and positions are computed apart) and saves
+  /// the replicating copies.
+  gpRtStatus fill(uint8_t *dst, const uint8_t *src, bool stale) {
     int64_t total = 1;
     for (int64_t d = 0; d < rank; ++d)
       total *= target[d];
@@ -462,7 +467,7 @@ public:
       if (!padded(d))
         continue;
       if (source[d] == 0)
-        return copier.zero(dst, total * bytes);
+        return stale ? GP_RT_SUCCESS : copier.zero(dst, total * bytes);
       innermost = d;
     }
     if (innermost < 0)
@@ -476,6 +481,8 @@ public:
                                  width, height);
             }))
       return status;
+    if (stale)
+      return GP_RT_SUCCESS;
     for (int64_t p = q; p >= 0; --p)
       if (padded(p))
         if (gpRtStatus status = replicate(dst, p))
@@ -661,9 +668,12 @@ gpRtStatus padBuffer(gpRtArtifact &artifact, const Entry &entry, size_t i,
                 onDevice ? context->stream.cuStream : nullptr);
   Filler filler(copier, ref->shape, target.data(), rank, elementBytes,
                 call.counter);
-  if (gpRtStatus status =
-          filler.fill(static_cast<uint8_t *>(staging.data), src))
+  // `bytes` is the padded size: within what earlier fills wrote, the
+  // padded positions hold earlier callers' elements already.
+  if (gpRtStatus status = filler.fill(static_cast<uint8_t *>(staging.data),
+                                      src, bytes <= staging.written))
     return status;
+  staging.written = std::max(staging.written, bytes);
   auto pointer = reinterpret_cast<int64_t>(staging.data);
   words[0] = words[1] = pointer;
   words[2] = 0;
