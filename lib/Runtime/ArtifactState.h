@@ -227,6 +227,10 @@ gpRtStatus finishSizes(Entry &entry);
 /// allocation unless it fails.
 gpRtStatus checkSizes(const Entry &entry, void *const *args);
 
+/// The value of argument member `member` in a call (checked by the
+/// argument checks): a buffer's dimension or an index argument.
+int64_t memberValue(void *const *args, const SizeMember &member);
+
 /// Pads a call of entry `index` (arguments checked) to the capture sizes
 /// where its size classes allow: `padded` is the padded call, or null when
 /// the call runs at its own sizes.
