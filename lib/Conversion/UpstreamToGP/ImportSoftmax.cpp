@@ -40,6 +40,42 @@ static Value allocateRowBuffer(OpBuilder &builder, Location loc, Value input,
   return memref::AllocOp::create(builder, loc, rowType, dynamicSizes);
 }
 
+/// (d0, ..., d{rank-1}) -> the dimensions but `dim`: a row statistic.
+static AffineMap rowMap(int64_t rank, int64_t dim, MLIRContext *context) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+/// A row statistic of `source` (shaped as `input`): a buffer without
+/// dimension `dim`, filled with `initial`, then `source` reduced into it
+/// along `dim` by `Combine`.
+template <typename Combine>
+static Value reduceRows(OpBuilder &builder, Location loc, Value input,
+                        Value source, int64_t dim, double initial) {
+  auto type = cast<MemRefType>(input.getType());
+  MLIRContext *context = builder.getContext();
+  int64_t rank = type.getRank();
+  Value statistic = allocateRowBuffer(builder, loc, input, dim);
+  Value constant = arith::ConstantOp::create(
+      builder, loc, builder.getFloatAttr(type.getElementType(), initial));
+  linalg::FillOp::create(builder, loc, constant, statistic);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[dim] = utils::IteratorType::reduction;
+  linalg::GenericOp::create(
+      builder, loc, ValueRange{source}, ValueRange{statistic},
+      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(rank),
+                          rowMap(rank, dim, context)},
+      iterators, [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            b, l, Value(Combine::create(b, l, args[0], args[1])));
+      });
+  return statistic;
+}
+
 static LogicalResult expandSoftmax(linalg::SoftmaxOp softmax) {
   Location loc = softmax.getLoc();
   Value input = softmax.getInput(), output = softmax.getOutput();
@@ -57,31 +93,14 @@ static LogicalResult expandSoftmax(linalg::SoftmaxOp softmax) {
   MLIRContext *context = builder.getContext();
 
   AffineMap all = builder.getMultiDimIdentityMap(rank);
-  SmallVector<AffineExpr> rowExprs;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != dim)
-      rowExprs.push_back(getAffineDimExpr(d, context));
-  AffineMap row = AffineMap::get(rank, 0, rowExprs, context);
-  SmallVector<utils::IteratorType> reduce(rank, utils::IteratorType::parallel);
-  reduce[dim] = utils::IteratorType::reduction;
+  AffineMap row = rowMap(rank, dim, context);
   SmallVector<utils::IteratorType> parallel(rank,
                                             utils::IteratorType::parallel);
 
-  auto fill = [&](Value buffer, double value) {
-    Value constant = arith::ConstantOp::create(
-        builder, loc, builder.getFloatAttr(elementType, value));
-    linalg::FillOp::create(builder, loc, constant, buffer);
-  };
-  // max over the dimension, from -inf.
-  Value max = allocateRowBuffer(builder, loc, input, dim);
-  fill(max, -std::numeric_limits<double>::infinity());
-  linalg::GenericOp::create(
-      builder, loc, ValueRange{input}, ValueRange{max},
-      ArrayRef<AffineMap>{all, row}, reduce,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(
-            b, l, Value(arith::MaximumFOp::create(b, l, args[0], args[1])));
-      });
+  // max over the dimension, from -inf; the sum below from 0.
+  Value max = reduceRows<arith::MaximumFOp>(
+      builder, loc, input, input, dim,
+      -std::numeric_limits<double>::infinity());
   // output = exp(input - max)
   linalg::GenericOp::create(
       builder, loc, ValueRange{input, max}, ValueRange{output},
@@ -90,16 +109,7 @@ static LogicalResult expandSoftmax(linalg::SoftmaxOp softmax) {
         Value shifted = arith::SubFOp::create(b, l, args[0], args[1]);
         linalg::YieldOp::create(b, l, Value(math::ExpOp::create(b, l, shifted)));
       });
-  // sum over the dimension, from 0.
-  Value sum = allocateRowBuffer(builder, loc, input, dim);
-  fill(sum, 0.0);
-  linalg::GenericOp::create(
-      builder, loc, ValueRange{output}, ValueRange{sum},
-      ArrayRef<AffineMap>{all, row}, reduce,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(
-            b, l, Value(arith::AddFOp::create(b, l, args[0], args[1])));
-      });
+  Value sum = reduceRows<arith::AddFOp>(builder, loc, input, output, dim, 0.0);
   // output /= sum, in place.
   linalg::GenericOp::create(
       builder, loc, ValueRange{sum}, ValueRange{output},
