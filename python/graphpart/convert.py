@@ -73,6 +73,10 @@ class Converter:
         # In-place writes to inputs: node -> the input it writes, and each
         # written input -> the node holding its final value.
         self.written_inputs, self.mutated = {}, {}
+        # The same for module state written in place (a key/value cache):
+        # parameter node -> the node holding its final value; and each
+        # parameter node's position among the function's arguments.
+        self.mutated_parameters, self.parameter_args = {}, {}
         # View nodes: name -> (the node they view, whether they view all of
         # it in its shape); and the names an in-place write replaces.
         self.view_of, self.rebind = {}, []
@@ -496,6 +500,7 @@ class Converter:
             value = Value("%%param_%d" % len(self.parameters), list(shape),
                           elem=ELEMENT_TYPES[dtype])
             self.values[node_name] = value
+            self.parameter_args[node_name] = (len(args), value, name)
             args.append('%s: %s {gp.parameter = "%s"}'
                         % (value.name, value.type, name))
             self.parameters.append((name, node_name, kind))
@@ -590,6 +595,23 @@ class Converter:
             name = graph["inputs"][index]["name"]
             value = self.value({"node": self.mutated[name]})
             results.append(self.move(value, None))
+        result_types = [r.type for r in results]
+        # Module state written in place: the new value is a result that
+        # gp-write-back-parameters makes a write of the bound tensor.
+        for node_name, final in self.mutated_parameters.items():
+            at, param, fqn = self.parameter_args[node_name]
+            value = self.move(self.value({"node": final}), None)
+            if value.elem != param.elem:
+                value = self.cast(value, param.elem)
+            if value.type != param.type:
+                raise GraphError("module state '%s' (%s) is written in "
+                                 "place with a value of type %s" % (
+                                     fqn, param.type, value.type))
+            args[at] = args[at].replace("{gp.parameter", "{gp.mutable, "
+                                        "gp.parameter")
+            results.append(value)
+            result_types.append('%s {gp.writes_parameter = "%s"}'
+                                % (value.type, fqn))
         self.emit("return %s : %s" % (
             ", ".join(r.name for r in results),
             ", ".join(r.type for r in results)))
@@ -612,8 +634,8 @@ class Converter:
                 attributes.append("gp.symint_max = %d : i64" % max(
                     r["max"] for r in ranges))
         signature = "func.func @%s(%s) -> (%s) attributes {%s} {" % (
-            graph["name"], ", ".join(args),
-            ", ".join(r.type for r in results), ", ".join(attributes))
+            graph["name"], ", ".join(args), ", ".join(result_types),
+            ", ".join(attributes))
         return "\n".join(header + [signature] + self.lines + ["}"]) + "\n"
 
     def bool_constant(self, array):
@@ -805,6 +827,12 @@ class Converter:
         if root is not None:
             self.written_inputs[node["name"]] = root
             self.mutated[root] = node["name"]
+        for name, _, kind in ([] if root is not None else
+                              [p for p in self.parameters
+                               if p[1] == chain[-1]]):
+            if kind != "parameter":
+                raise self.error("writes the constant '%s' in place" % name)
+            self.mutated_parameters[chain[-1]] = node["name"]
 
     def input_root(self, name):
         """The program input `name` is (or holds the written value of)."""

@@ -705,10 +705,13 @@ def _export(fn, example_inputs, name, dynamic):
                    exported.graph_module, node.target),
                inputs=constant_inputs, sizes=sizes, parameters=parameters,
                values=values)
-    # Outputs: the user's, in order; inputs written in place become copy_
-    # nodes into them (what make_fx records), buffers written are refused.
+    # Outputs: the user's, in order; inputs and module buffers written in
+    # place become copy_ nodes into them (what make_fx records): a written
+    # buffer is a parameter the program updates (a key/value cache), bound
+    # to the module's own tensor at load.
     outputs = graph["outputs"]
     user_outputs = []
+    buffer_nodes = {p["fqn"]: p for p in graph["parameters"]}
     for spec, value in zip(signature.output_specs, outputs):
         if spec.kind == OutputKind.USER_OUTPUT:
             user_outputs.append(value)
@@ -718,12 +721,21 @@ def _export(fn, example_inputs, name, dynamic):
                 "overload": "default",
                 "args": [{"node": spec.target}, value], "kwargs": {},
                 "outputs": [_input_meta(graph, spec.target)]})
+        elif spec.kind == OutputKind.BUFFER_MUTATION and \
+                spec.target in buffer_nodes:
+            entry = buffer_nodes[spec.target]
+            graph["nodes"].append({
+                "name": "copy_to_%s" % entry["name"], "op": "aten::copy_",
+                "overload": "default",
+                "args": [{"node": entry["name"]}, value], "kwargs": {},
+                "outputs": [{"shape": entry["shape"],
+                             "dtype": entry["dtype"]}]})
         else:
             raise fmt.GraphError(
-                "torch.export output %s of kind %s (a module buffer written "
-                "in place, such as batch norm's running statistics in "
-                "training mode) is not supported: export the module in "
-                "eval mode" % (spec.arg.name, spec.kind))
+                "torch.export output %s of kind %s (%s) is not supported"
+                % (spec.arg.name, spec.kind, "a buffer written in place by "
+                   "a plain function" if spec.kind == OutputKind.
+                   BUFFER_MUTATION else "a gradient or token"))
     graph["outputs"] = user_outputs
     graph["inputs"] = [i for name in user_inputs for i in graph["inputs"]
                        if i["name"] == name]

@@ -99,26 +99,61 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
   ];
 }
 
-def GPReadOnlyParametersPass
-    : Pass<"gp-read-only-parameters", "::mlir::ModuleOp"> {
-  let summary = "Keep upstream bufferization from writing into parameters";
+def GPReadOnlyArgumentsPass
+    : Pass<"gp-read-only-arguments", "::mlir::ModuleOp"> {
+  let summary = "Keep upstream bufferization from writing into arguments";
   let description = [{
-    Marks every tensor argument with a `gp.parameter` attribute
-    `bufferization.writable = false`, so that `one-shot-bufferize`
-    (`bufferize-function-boundaries`) copies a parameter that the tensor
-    program uses as the destination of an op instead of writing into it
-    in place. Parameters are bound to the caller's weights without a copy,
-    and gp-import refuses a program that writes one. `gp-compile
-    --bufferize` runs this pass right before bufferizing.
+    Marks every tensor argument of a function with a body
+    `bufferization.writable = false`, except `gp.mutable` parameters, so
+    that `one-shot-bufferize` (`bufferize-function-boundaries`) copies an
+    argument that the tensor program uses as the destination of an op
+    instead of writing into it in place. Parameters are bound to the
+    caller's weights without a copy, and inputs are the caller's tensors:
+    in tensor semantics a program writes neither (gp-import refuses a
+    program that writes a parameter). A mutable parameter (state such as
+    a key/value cache) stays writable, so its update is made in place.
+    `gp-compile --bufferize` runs this pass right before bufferizing.
 
     ```mlir
-    func.func @f(%w: tensor<4xf32> {gp.parameter = "w"})
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32> {gp.parameter = "w"})
     // becomes
-    func.func @f(%w: tensor<4xf32> {bufferization.writable = false,
+    func.func @f(%x: tensor<4xf32> {bufferization.writable = false},
+                 %w: tensor<4xf32> {bufferization.writable = false,
                                     gp.parameter = "w"})
     ```
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def GPWriteBackParametersPass
+    : Pass<"gp-write-back-parameters", "::mlir::ModuleOp"> {
+  let summary = "Write mutable parameters' new values in place";
+  let description = [{
+    A tensor program gives the new value of a `gp.mutable` parameter (a
+    key/value cache, a running statistic) as a function result marked
+    `gp.writes_parameter = "<name>"`. Run after bufferization, this pass
+    makes each such result a write of the parameter's own buffer and drops
+    the result, so the caller's bound tensor holds the new value and no
+    copy is returned: where bufferization already wrote in place (it
+    returns the argument itself) nothing is added, else a `memref.copy`
+    into the parameter precedes the return. `gp-compile --bufferize` runs
+    it right after `one-shot-bufferize`. Functions that are called from the
+    program (not entries) may not write parameters.
+
+    ```mlir
+    func.func @step(%k: memref<8x4xf32> {gp.mutable, gp.parameter = "k"})
+        -> (memref<8x4xf32> {gp.writes_parameter = "k"}) {
+      ... writes %k ...
+      return %k : memref<8x4xf32>
+    }
+    // becomes
+    func.func @step(%k: memref<8x4xf32> {gp.mutable, gp.parameter = "k"}) {
+      ... writes %k ...
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {

@@ -329,7 +329,12 @@ def scatter(mode):
                           "off the scattered dimension is not supported")
         if not is_static(x.shape[dim]):
             raise c.error("scatter along a symbolic size is not supported")
-        k = "d%d" % rank
+        # One index (a cache written at one position): no reduction loop,
+        # every element of x is one parallel point.
+        count = idx.shape[0 if one_d else dim]
+        single = is_static(count) and count == 1
+        k = "0" if single else "d%d" % rank
+        loops = ["parallel"] * rank + ([] if single else ["reduction"])
         along = ["d%d" % d if d != dim else k for d in range(rank)]
         idx_map = [k] if one_d else along
         inputs = [(idx, idx_map)]
@@ -373,12 +378,20 @@ def scatter(mode):
                 lines.append("%%r = arith.select %%hit, %s, %s : %s"
                              % (value, o, value_elem))
             return lines, "%r"
+        if combine not in COMBINERS and (
+                len(inputs) < 2 or c.value(source).elem == x.elem):
+            # A copy needs no arithmetic: x itself is the destination, in
+            # its own type, and bufferization writes it in place where x is
+            # not read again (a key/value cache's update writes the cache).
+            return c.generic(x.shape, inputs, body, init=x.name,
+                             out_map=["d%d" % d for d in range(rank)],
+                             iterators=loops,
+                             out_elem=x.elem)
         init = c.copy(c.cast(x, value_elem) if value_elem != x.elem
                       else x)
         return c.generic(x.shape, inputs, body, init=init.name,
                          out_map=["d%d" % d for d in range(rank)],
-                         iterators=["parallel"] * rank + ["reduction"],
-                         out_elem=value_elem)
+                         iterators=loops, out_elem=value_elem)
     return convert
 
 

@@ -135,3 +135,80 @@ llvm.func @llvm_function(%p: !llvm.ptr {gp.parameter = "w"}) {
 func.func @weight(%w: memref<4xf32> {gp.weight = "w"}) {
   return
 }
+
+// -----
+
+// gp.mutable (a parameter the program writes in place) needs gp.parameter.
+// expected-error @+1 {{'gp.mutable' marks a parameter the program writes in place; argument 0 has no 'gp.parameter'}}
+func.func @mutable_input(%x: memref<4xf32> {gp.mutable}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.mutable' is a unit attribute, got true}}
+func.func @mutable_value(%k: memref<4xf32> {gp.mutable = true, gp.parameter = "k"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.mutable' belongs on a function argument (an argument attribute of a func.func), not on an operation}}
+func.func @mutable_op() attributes {gp.mutable} {
+  return
+}
+
+// -----
+
+// gp.writes_parameter (a result that is a mutable parameter's new value).
+// expected-error @+1 {{result 0 writes parameter "v", which no argument of @writes_unknown is}}
+func.func @writes_unknown(%k: tensor<4xf32> {gp.mutable, gp.parameter = "k"})
+    -> (tensor<4xf32> {gp.writes_parameter = "v"}) {
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 writes parameter "w" (argument 0), which is not marked 'gp.mutable'}}
+func.func @writes_read_only(%w: tensor<4xf32> {gp.parameter = "w"})
+    -> (tensor<4xf32> {gp.writes_parameter = "w"}) {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 of type 'tensor<8xf32>' writes parameter "k" (argument 0) of type 'tensor<4xf32>': a parameter's new value has its type}}
+func.func @writes_other_type(%k: tensor<4xf32> {gp.mutable, gp.parameter = "k"})
+    -> (tensor<8xf32> {gp.writes_parameter = "k"}) {
+  %e = tensor.empty() : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{parameter "k" is written by results 0 and 1}}
+func.func @writes_twice(%k: tensor<4xf32> {gp.mutable, gp.parameter = "k"})
+    -> (tensor<4xf32> {gp.writes_parameter = "k"}, tensor<4xf32> {gp.writes_parameter = "k"}) {
+  return %k, %k : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gp.writes_parameter' must be a string (the name of a mutable parameter), got 1 : i64}}
+func.func @writes_number(%k: tensor<4xf32> {gp.mutable, gp.parameter = "k"})
+    -> (tensor<4xf32> {gp.writes_parameter = 1}) {
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown gp result attribute 'gp.parameter'}}
+func.func @parameter_result(%k: tensor<4xf32>) -> (tensor<4xf32> {gp.parameter = "k"}) {
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gp.writes_parameter' belongs on a result of a func.func with a body}}
+func.func private @writes_declared(tensor<4xf32>)
+    -> (tensor<4xf32> {gp.writes_parameter = "k"})

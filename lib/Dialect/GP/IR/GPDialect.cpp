@@ -93,9 +93,14 @@ static LogicalResult verifySizeClasses(Operation *op, Attribute value) {
 
 LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
-  if (attr.getName() == getParameterAttrName())
-    return op->emitError() << "'" << getParameterAttrName()
+  if (attr.getName() == getParameterAttrName() ||
+      attr.getName() == getMutableAttrName())
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' belongs on a function argument (an argument "
+                              "attribute of a func.func), not on an operation";
+  if (attr.getName() == getWritesParameterAttrName())
+    return op->emitError() << "'" << getWritesParameterAttrName()
+                           << "' belongs on a function result (a result "
                               "attribute of a func.func), not on an operation";
   // The checked mode's bookkeeping (gp-check-bounds): which input of a
   // partition is the bounds flag, and the function's checked kernels.
@@ -203,6 +208,18 @@ LogicalResult GPDialect::verifyRegionArgAttribute(Operation *op,
                                                   NamedAttribute attr) {
   Location loc = argumentLoc(op, regionIndex, argIndex);
   StringRef attrName = getParameterAttrName();
+  if (attr.getName() == getMutableAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return emitError(loc) << "'" << getMutableAttrName()
+                            << "' is a unit attribute, got " << attr.getValue();
+    auto function = dyn_cast<func::FuncOp>(op);
+    if (!function || !function.getArgAttr(argIndex, attrName))
+      return emitError(loc) << "'" << getMutableAttrName()
+                            << "' marks a parameter the program writes in "
+                               "place; argument "
+                            << argIndex << " has no '" << attrName << "'";
+    return success();
+  }
   if (attr.getName() != attrName)
     return emitError(loc) << "unknown gp argument attribute '"
                           << attr.getName().getValue() << "'";
@@ -257,5 +274,54 @@ LogicalResult GPDialect::verifyRegionArgAttribute(Operation *op,
              << "parameter " << otherName << " is named twice: arguments "
              << it->second << " and " << other;
   }
+  return success();
+}
+
+LogicalResult GPDialect::verifyRegionResultAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned resultIndex,
+                                                     NamedAttribute attr) {
+  StringRef attrName = getWritesParameterAttrName();
+  if (attr.getName() != attrName)
+    return op->emitError() << "unknown gp result attribute '"
+                           << attr.getName().getValue() << "'";
+  auto function = dyn_cast<func::FuncOp>(op);
+  if (!function || function.isExternal())
+    return op->emitError() << "'" << attrName
+                           << "' belongs on a result of a func.func with a "
+                              "body";
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name)
+    return op->emitError() << "'" << attrName
+                           << "' must be a string (the name of a mutable "
+                              "parameter), got "
+                           << attr.getValue();
+  std::optional<unsigned> argument;
+  for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index)
+    if (function.getArgAttrOfType<StringAttr>(index, getParameterAttrName()) ==
+        name)
+      argument = index;
+  if (!argument)
+    return op->emitError() << "result " << resultIndex << " writes parameter "
+                           << name << ", which no argument of @"
+                           << function.getSymName() << " is";
+  if (!function.getArgAttr(*argument, getMutableAttrName()))
+    return op->emitError() << "result " << resultIndex << " writes parameter "
+                           << name << " (argument " << *argument
+                           << "), which is not marked '"
+                           << getMutableAttrName() << "'";
+  Type resultType = function.getResultTypes()[resultIndex];
+  Type argumentType = function.getArgumentTypes()[*argument];
+  if (resultType != argumentType)
+    return op->emitError() << "result " << resultIndex << " of type "
+                           << resultType << " writes parameter " << name
+                           << " (argument " << *argument << ") of type "
+                           << argumentType
+                           << ": a parameter's new value has its type";
+  for (unsigned other = 0; other < resultIndex; ++other)
+    if (function.getResultAttrOfType<StringAttr>(other, attrName) == name)
+      return op->emitError() << "parameter " << name
+                             << " is written by results " << other << " and "
+                             << resultIndex;
   return success();
 }

@@ -47,22 +47,37 @@ def GP_Dialect : Dialect {
     them (`arg memref ... parameter <name>`). The verifier allows it only on
     arguments of a top-level `func.func` with a body, on a memref or ranked
     tensor argument, with a non-empty name without whitespace or control
-    characters, each name once per function. A parameter is read-only:
-    gp-import refuses a program that writes one (through any view), and
-    `gp-read-only-parameters` makes upstream bufferization copy a tensor
+    characters, each name once per function. A parameter is read-only
+    unless it also carries the unit attribute `gp.mutable`: gp-import
+    refuses a program that writes a read-only one (through any view), and
+    `gp-read-only-arguments` makes upstream bufferization copy a tensor
     parameter instead of writing into it.
+
+    Mutable parameters are state the program updates in place, such as a
+    decoder's key/value cache: the runtime binds them like weights, and the
+    program's writes land in the caller's buffer. In tensor form, a program
+    gives a mutable parameter's new value as a function result carrying
+    `gp.writes_parameter = "<name>"` (the name of a `gp.mutable` parameter
+    of the same type, each at most once); after bufferization,
+    `gp-write-back-parameters` makes that an in-place write and drops the
+    result.
 
     ```mlir
     func.func @forward(%x: tensor<4x8xf32>,
                        %w: tensor<8x16xf32> {gp.parameter = "fc.weight"},
                        %b: tensor<16xf32> {gp.parameter = "fc.bias"})
         -> tensor<4x16xf32>
+    func.func @decode(%x: tensor<1x64xf32>, %pos: tensor<1xi64>,
+                      %k: tensor<256x64xf32> {gp.mutable,
+                                              gp.parameter = "k_cache"})
+        -> (tensor<1x64xf32>, tensor<256x64xf32> {gp.writes_parameter = "k_cache"})
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the function attribute that records the arena of each device
     /// (an array of `#gp.arena`), written by memory planning.
@@ -74,6 +89,19 @@ def GP_Dialect : Dialect {
     /// named model parameter (a string: the parameter's name).
     static constexpr ::llvm::StringLiteral getParameterAttrName() {
       return ::llvm::StringLiteral("gp.parameter");
+    }
+
+    /// Name of the unit argument attribute that lets the program write a
+    /// parameter in place (state such as a key/value cache).
+    static constexpr ::llvm::StringLiteral getMutableAttrName() {
+      return ::llvm::StringLiteral("gp.mutable");
+    }
+
+    /// Name of the function result attribute naming the mutable parameter
+    /// whose new value the result is (tensor programs, before
+    /// gp-write-back-parameters).
+    static constexpr ::llvm::StringLiteral getWritesParameterAttrName() {
+      return ::llvm::StringLiteral("gp.writes_parameter");
     }
 
     /// Name of the function attribute listing the entry's run-time sizes
