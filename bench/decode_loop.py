@@ -15,12 +15,14 @@ bounds there either (not tested here). Sizes: `small` (vocab 512, width 128,
 T 512 unless --length), f32, random weights (seed 0).
 
     decode_loop.py capture OUT [--size small|gpt2] [--batch B] [--length T]
-                                                          GPU machine
+                               [--device cuda|cpu]        GPU machine
     decode_loop.py build OUT WORK [--gp-compile P]        development machine
     decode_loop.py run RUNTIME WORK [NAME ...] [--tokens N] [--rounds R]
     decode_loop.py memory RUNTIME WORK NAME graphpart|reduce-overhead
 
-`capture` saves the graph of one step without its weights (graph.json only)
+`capture` saves the graph of one step without its weights (graph.json only;
+`--device cpu` captures with make_fx where PyTorch has no torch.export, and
+the build still compiles it for cuda)
 as decode_SIZE_bB (_tT for a length other than the size's) and adds it,
 with its configuration and capture time, to OUT/captures.json (repeated
 captures into one OUT accumulate). `build` converts and compiles each for
@@ -153,7 +155,8 @@ def step_inputs(model):
 def capture_main(args):
     import torch
     import graphpart
-    flags = options(args, {"--size": "small", "--batch": 1, "--length": 0})
+    flags = options(args, {"--size": "small", "--batch": 1, "--length": 0,
+                           "--device": "cuda"})
     out = args[0]
     config = dict(SIZES[flags["--size"]], batch=flags["--batch"])
     name = "decode_%s_b%d" % (flags["--size"], flags["--batch"])
@@ -166,7 +169,7 @@ def capture_main(args):
     if os.path.exists(path):
         with open(path) as f:
             record = json.load(f)
-    model = make_model(config)
+    model = make_model(config, flags["--device"])
     start = time.perf_counter()
     try:
         with torch.no_grad():
