@@ -270,10 +270,6 @@ gpRtStatus runCall(const char *what, gpRtArtifact *artifact, int32_t index,
 /// Frees a tracked result's storage.
 void releaseTracked(gpRtProgram *program, TrackedResult &tracked);
 
-/// Bytes of one element of a manifest element type ("f32", "bf16", "i1",
-/// "index", "f8E4M3FN", ...); 0 when unknown or narrower than a byte.
-int64_t elementTypeBytes(const std::string &name);
-
 } // namespace gp::rt
 
 namespace gp::rt {

@@ -20,6 +20,7 @@
 
 
 #include "ArtifactState.h"
+#include "ElementTypes.h"
 #include "Log.h"
 #include "Memory.h"
 #include "Policy.h"

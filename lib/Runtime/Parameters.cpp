@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArtifactState.h"
+#include "ElementTypes.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 

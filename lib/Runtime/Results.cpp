@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArtifactState.h"
+#include "ElementTypes.h"
 #include "Policy.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -21,26 +22,6 @@
 #include <vector>
 
 using namespace gp::rt;
-
-int64_t gp::rt::elementTypeBytes(const std::string &name) {
-  if (name == "index")
-    return 8;
-  if (name == "bf16")
-    return 2;
-  if (name.rfind("f8", 0) == 0)
-    return 1; // f8E4M3FN, f8E5M2, ...
-  if (name.size() < 2 || (name[0] != 'f' && name[0] != 'i'))
-    return 0;
-  for (size_t i = 1; i < name.size(); ++i)
-    if (name[i] < '0' || name[i] > '9')
-      return 0;
-  if (name.size() > 4)
-    return 0; // No element type is 10000 bits wide.
-  int64_t bits = std::strtoll(name.c_str() + 1, nullptr, 10);
-  if (name[0] == 'i')
-    return bits == 1 ? 1 : (bits % 8 == 0 ? bits / 8 : 0); // i1 is a byte.
-  return bits % 8 == 0 ? bits / 8 : 0;
-}
 
 void gp::rt::releaseTracked(gpRtProgram *program, TrackedResult &tracked) {
   if (!tracked.storage)
