@@ -215,6 +215,20 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       if (gpRtStatus status = parseValue(line, value, text_, key == "arg"))
         return status;
       (key == "arg" ? entry->args : entry->results).push_back(value);
+    } else if (key == "check") {
+      if (!entry)
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: check line before any entry");
+      size_t number = 0;
+      std::string description;
+      line >> number;
+      std::getline(line >> std::ws, description);
+      if (!line.eof() && !line || number != entry->checks.size() + 1 ||
+          description.empty())
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: bad check line '" + text_ +
+                        "' (checks are numbered from 1, in order)");
+      entry->checks.push_back(std::move(description));
     } else if (key == "size") {
       if (!entry)
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -370,7 +384,7 @@ gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
     return status;
   if (gpRtStatus status = applyPolicy(artifact))
     return status;
-  return GP_RT_SUCCESS;
+  return setUpIndexErrors(artifact);
 }
 
 /// Opens the artifact at `path`; with `backend` null, for its manifest
@@ -631,18 +645,23 @@ gpRtStatus gp::rt::runCall(const char *what, gpRtArtifact *artifact,
   if (gpRtStatus status =
           checkCall(artifact, index, args, results, what, counts))
     return status;
-  if (onStream && artifact->program->driver)
-    return guarded(what, [&] {
-      return callOnStream(*artifact, index, args, results, cudaStream);
-    });
-  if (cudaStream)
+  bool cudaCall = onStream && artifact->program->driver;
+  if (cudaStream && !cudaCall)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) +
                     ": a CUDA stream given for a program on the host "
                     "backend (pass NULL)");
-  return guarded(what, [&] {
-    return callEntry(*artifact, index, args, results);
+  // Index errors of earlier calls whose work is done (cuda: calls return
+  // before their kernels run), reported before this call queues more.
+  if (gpRtStatus status = checkIndexErrors(*artifact, index, what, false))
+    return status;
+  gpRtStatus status = guarded(what, [&] {
+    return cudaCall ? callOnStream(*artifact, index, args, results, cudaStream)
+               : callEntry(*artifact, index, args, results);
   });
+  if (status != GP_RT_SUCCESS)
+    return status;
+  return checkIndexErrors(*artifact, index, what, true);
 }
 
 extern "C" {

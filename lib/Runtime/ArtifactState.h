@@ -84,6 +84,9 @@ struct Entry {
   std::vector<int32_t> argParameters;
   /// Whether any argument is a parameter.
   bool takesParameters = false;
+  /// The run-time index checks (the manifest's `check <n> <text>` lines):
+  /// check n's description at n - 1.
+  std::vector<std::string> checks;
   gpRtStatus (*function)(gpRtProgram *, void **, void **) = nullptr;
 };
 
@@ -96,6 +99,9 @@ struct Parameter {
   bool rowMajor = false;
   /// Where it first appears ("entry 'f' argument 2"), for messages.
   std::string firstUse;
+  /// Bound by the runtime itself at load (the index-error flag): callers
+  /// may not bind it, and a call always passes the runtime's binding.
+  bool runtimeOwned = false;
 };
 
 /// What the parameters are bound to: per parameter, the caller's
@@ -139,6 +145,34 @@ gpRtStatus collectParameters(gpRtArtifact &artifact);
 /// parameter, on a null slot of an unbound one.
 gpRtStatus resolveParameters(gpRtArtifact &artifact, const Entry &entry,
                              void **args, ResolvedArguments &resolved);
+
+/// Binds parameter `index` to `words` (a descriptor the runtime made) and
+/// marks it runtime-owned, without the checks a caller's binding gets.
+void bindRuntimeParameter(gpRtArtifact &artifact, int32_t index,
+                          std::vector<int64_t> words);
+
+/// The index-error flag of a converted program (IndexErrors.cpp): the
+/// parameter `graphpart.index_errors`, one int64 that the program's index
+/// checks write the number of a failed check into. The runtime allocates
+/// it (host memory; on cuda, page-locked host memory mapped for the
+/// device, so reading it needs no copy and no synchronization) and binds
+/// it at load.
+struct IndexErrorFlag {
+  volatile int64_t *host = nullptr; // null: the program has no checks
+  bool pinned = false;              // cuMemHostAlloc'd (else new'd)
+  /// The entry called last, whose checks name a code seen before a call.
+  std::atomic<int32_t> lastEntry{0};
+};
+
+/// Allocates and binds the flag when the program takes one.
+gpRtStatus setUpIndexErrors(gpRtArtifact &artifact);
+/// Fails, naming the op whose check failed, when the flag is set (and
+/// clears it); `during` says whether the call of `entry` just ran (the
+/// host backend, or a cuda call whose work is done) or it is about to run
+/// (a cuda check, seeing what earlier calls left).
+gpRtStatus checkIndexErrors(gpRtArtifact &artifact, int32_t entry,
+                            const char *what, bool during);
+void releaseIndexErrors(gpRtArtifact &artifact);
 
 /// A buffer result's storage handed out in the overwrite debug mode: a
 /// copy made for one call, poisoned when the next call of the entry on the
@@ -304,8 +338,11 @@ struct gpRtArtifact {
   gp::rt::ParameterTable parameters;
   /// Calls padded to the capture sizes (staging buffers per thread).
   gp::rt::PaddingState padding;
+  /// A converted program's index-error flag (IndexErrors.cpp).
+  gp::rt::IndexErrorFlag indexErrors;
 
   ~gpRtArtifact() {
+    gp::rt::releaseIndexErrors(*this);
     gp::rt::releaseStaging(*this);
     for (gp::rt::TrackedResult &tracked : results.tracked)
       gp::rt::releaseTracked(program, tracked);

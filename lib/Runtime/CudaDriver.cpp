@@ -63,6 +63,10 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
         !load(driver.cuGraphExecDestroy, "cuGraphExecDestroy") ||
         !load(driver.cuMemAlloc, "cuMemAlloc_v2") ||
         !load(driver.cuMemFree, "cuMemFree_v2") ||
+        !load(driver.cuMemHostAlloc, "cuMemHostAlloc") ||
+        !load(driver.cuMemHostGetDevicePointer,
+              "cuMemHostGetDevicePointer_v2") ||
+        !load(driver.cuMemFreeHost, "cuMemFreeHost") ||
         !load(driver.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
         !load(driver.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") ||
         !load(driver.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||

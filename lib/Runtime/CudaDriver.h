@@ -47,6 +47,11 @@ struct CudaDriver {
   Result (*cuGraphExecDestroy)(Handle exec) = nullptr;
   Result (*cuMemAlloc)(DevicePtr *pointer, size_t bytes) = nullptr;
   Result (*cuMemFree)(DevicePtr pointer) = nullptr;
+  Result (*cuMemHostAlloc)(void **pointer, size_t bytes,
+                           unsigned flags) = nullptr;
+  Result (*cuMemHostGetDevicePointer)(DevicePtr *device, void *host,
+                                      unsigned flags) = nullptr;
+  Result (*cuMemFreeHost)(void *pointer) = nullptr;
   Result (*cuMemcpyHtoDAsync)(DevicePtr dst, const void *src, size_t bytes,
                               Handle stream) = nullptr;
   Result (*cuMemcpyDtoHAsync)(void *dst, DevicePtr src, size_t bytes,

@@ -191,6 +191,20 @@ gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
   return GP_RT_SUCCESS;
 }
 
+/// Makes `words` parameter `index`'s binding: a new set with this one
+/// binding replaced (the old set stays with the calls that hold it).
+void publish(ParameterTable &table, int32_t index,
+             std::shared_ptr<const std::vector<int64_t>> words) {
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto next = std::make_shared<ParameterBindings>();
+  if (table.bindings)
+    next->descriptors = table.bindings->descriptors;
+  else
+    next->descriptors.resize(table.parameters.size());
+  next->descriptors[index] = std::move(words);
+  table.bindings = std::move(next);
+}
+
 gpRtStatus bindParameter(gpRtArtifact &artifact, const char *name,
                          const char *elementType, const void *descriptor) {
   ParameterTable &table = artifact.parameters;
@@ -200,20 +214,16 @@ gpRtStatus bindParameter(gpRtArtifact &artifact, const char *name,
                 std::string("gpRtArtifactBindParameter: no parameter '") +
                     name + "' (" + someNames(table) + ")");
   const Parameter &parameter = table.parameters[found->second];
+  if (parameter.runtimeOwned)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string("gpRtArtifactBindParameter: parameter '") + name +
+                    "' is the program's own state, which the runtime binds "
+                    "itself");
   auto words = std::make_shared<std::vector<int64_t>>();
   if (gpRtStatus status =
           checkBinding(artifact, parameter, elementType, descriptor, *words))
     return status;
-  // A new set with this one binding replaced (the old set stays with the
-  // calls that hold it).
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto next = std::make_shared<ParameterBindings>();
-  if (table.bindings)
-    next->descriptors = table.bindings->descriptors;
-  else
-    next->descriptors.resize(table.parameters.size());
-  next->descriptors[found->second] = std::move(words);
-  table.bindings = std::move(next);
+  publish(table, found->second, std::move(words));
   return GP_RT_SUCCESS;
 }
 
@@ -263,6 +273,13 @@ gpRtStatus gp::rt::collectParameters(gpRtArtifact &artifact) {
   return GP_RT_SUCCESS;
 }
 
+void gp::rt::bindRuntimeParameter(gpRtArtifact &artifact, int32_t index,
+                                  std::vector<int64_t> words) {
+  artifact.parameters.parameters[index].runtimeOwned = true;
+  publish(artifact.parameters, index,
+          std::make_shared<std::vector<int64_t>>(std::move(words)));
+}
+
 gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact,
                                      const Entry &entry, void **args,
                                      ResolvedArguments &resolved) {
@@ -275,7 +292,10 @@ gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact,
   resolved.fromBinding.assign(count, 0);
   for (size_t i = 0; i < count; ++i) {
     int32_t parameter = entry.argParameters[i];
-    if (parameter < 0 || resolved.args[i])
+    // The runtime's own state is passed whatever the caller gives there.
+    if (parameter < 0 ||
+        (resolved.args[i] &&
+         !artifact.parameters.parameters[parameter].runtimeOwned))
       continue;
     const std::vector<int64_t> *bound =
         resolved.bindings ? resolved.bindings->descriptors[parameter].get()

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from .format import GraphError, check, checked_array
+from .format import INDEX_ERRORS, GraphError, check, checked_array
 from .ops import OPS, SAME_SHAPE_IDENTITY_VIEWS, UNUSED_SKIPPED, VIEW_OPS
 from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
                          Unusable, Value, broadcast_shape, dims_map,
@@ -42,6 +42,16 @@ from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
 # Constants up to this many bytes stay in the program; larger ones become
 # parameters (IREE's default threshold for externalizing them).
 INLINE_LIMIT = 256
+
+
+def mlir_string(text):
+    """`text` as an MLIR string literal: printable ASCII as it is, every
+    other byte (UTF-8) and the quote and backslash as \\XX."""
+    return '"%s"' % "".join(
+        chr(b) if 32 <= b < 127 and b not in (34, 92) else "\\%02X" % b
+        for b in text.encode("utf-8"))
+
+
 # What an op's conversion raises on arguments it does not take (format.check
 # has checked the graph's structure, not each op's arguments).
 _MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError,
@@ -77,6 +87,11 @@ class Converter:
         # parameter node -> the node holding its final value; and each
         # parameter node's position among the function's arguments.
         self.mutated_parameters, self.parameter_args = {}, {}
+        # Index checks (check_indices): their descriptions, in order (the
+        # flag holds the number of the last that failed), each check once
+        # per (index tensor, dimension size), and the flag's value now.
+        self.index_checks, self.checked_indices = [], {}
+        self.index_flag = None
         # View nodes: name -> (the node they view, whether they view all of
         # it in its shape); and the names an in-place write replaces.
         self.view_of, self.rebind = {}, []
@@ -89,6 +104,48 @@ class Converter:
                 self.node["op"], self.node["name"],
                 ", " + self.node["source"] if self.node.get("source") else "")
         return GraphError(where + message)
+
+    def check_indices(self, idx, size, lo=None):
+        """Checks at run time that every element of the int64 tensor `idx`
+        lies in [lo, size) (lo defaults to -size: PyTorch counts negative
+        indices from the end), where eager PyTorch raises IndexError: a
+        reduction over `idx` writes this check's number into the program's
+        index-error flag (the mutable parameter graphpart.index_errors,
+        bound by the runtime) wherever an element does not; the runtime
+        then fails the call naming the op. The op itself still reads the
+        clamped index, so nothing outside a tensor is read or written."""
+        lo = -size if lo is None else lo
+        # A range already checked for this tensor that lies inside this one
+        # implies it (a position both embedded and written into a cache).
+        if any(name == idx.name and lo <= low and high <= size
+               for name, high, low in self.checked_indices):
+            return
+        key = (idx.name, size, lo)
+        where = "%s (node '%s'%s)" % (
+            self.node["op"], self.node["name"],
+            ", " + self.node["source"] if self.node.get("source") else "")
+        self.index_checks.append(
+            "%s: an index outside [%d, %d)" % (where, lo, size))
+        code = len(self.index_checks)
+        self.checked_indices[key] = code
+        if self.index_flag is None:
+            self.index_flag = Value("%index_errors", [1], elem="i64")
+        rank = len(idx.shape)
+
+        def body(a, o):
+            return (["%%lo = arith.constant %d : i64" % lo,
+                     "%%hi = arith.constant %d : i64" % size,
+                     "%%below = arith.cmpi slt, %s, %%lo : i64" % a[0],
+                     "%%above = arith.cmpi sge, %s, %%hi : i64" % a[0],
+                     "%bad = arith.ori %below, %above : i1",
+                     "%%code = arith.constant %d : i64" % code,
+                     "%zero = arith.constant 0 : i64",
+                     "%failed = arith.select %bad, %code, %zero : i64",
+                     "%%r = arith.maxsi %s, %%failed : i64" % o], "%r")
+        self.index_flag = self.generic(
+            [1], [(idx, ["d%d" % i for i in range(rank)])], body,
+            init=self.index_flag.name, out_map=["0"],
+            iterators=["reduction"] * rank, out_elem="i64")
 
     def fresh(self, hint="v"):
         self.counter += 1
@@ -612,6 +669,12 @@ class Converter:
             results.append(value)
             result_types.append('%s {gp.writes_parameter = "%s"}'
                                 % (value.type, fqn))
+        if self.index_checks:
+            args.append('%%index_errors: tensor<1xi64> {gp.mutable, '
+                        'gp.parameter = "%s"}' % INDEX_ERRORS)
+            results.append(self.index_flag)
+            result_types.append('tensor<1xi64> {gp.writes_parameter = "%s"}'
+                                % INDEX_ERRORS)
         self.emit("return %s : %s" % (
             ", ".join(r.name for r in results),
             ", ".join(r.type for r in results)))
@@ -625,6 +688,9 @@ class Converter:
                     for i in self.mutated_inputs)))
         header += self.decls.values()
         attributes = ["gp.default_device = #gp.device<%s>" % self.device]
+        if self.index_checks:
+            attributes.append("gp.index_checks = [%s]" % ", ".join(
+                mlir_string(text) for text in self.index_checks))
         ranges = graph.get("symbols", {}).values()
         if ranges:
             # gp-import bounds every symbolic size of the function by these.

@@ -56,6 +56,9 @@ import numpy as np
 
 FORMAT = "graphpart-graph"
 VERSION = 1
+# The parameter holding a converted program's index-error flag (see
+# Converter.check_indices): bound by the runtime itself, never by a caller.
+INDEX_ERRORS = "graphpart.index_errors"
 
 
 class GraphError(Exception):

@@ -441,6 +441,10 @@ class Artifact:
             info = _ParameterInfo()
             self.check(self.lib.gpRtArtifactGetParameter(
                 self.handle, index, ctypes.byref(info)), "load " + path)
+            # Bound already at load: state the runtime keeps itself (the
+            # index-error flag of a converted program), never the caller's.
+            if info.bound:
+                continue
             parameter = _Parameter(info)
             self.parameters[parameter.name] = parameter
         self.entries = {}

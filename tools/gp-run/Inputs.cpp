@@ -169,6 +169,25 @@ void gp::run::fillRandom(Array &array, std::mt19937_64 &random) {
     setElement(array, i, array.type->isFloat ? uniform(random) : small(random));
 }
 
+void gp::run::freshValues(Array &array, std::mt19937_64 &random) {
+  if (array.type->isFloat)
+    return fillRandom(array, random);
+  // Integers: the given values in another order. An integer input is often
+  // an index (an embedding's ids, a cache position): every element of the
+  // given array is valid where each element is, so a permutation stays in
+  // range, where fresh draws would fail the call's index checks.
+  int64_t count = array.count();
+  if (count < 2)
+    return;
+  size_t bytes = array.data.size() / count;
+  for (int64_t i = count - 1; i > 0; --i) {
+    int64_t j = std::uniform_int_distribution<int64_t>(0, i)(random);
+    std::swap_ranges(array.data.begin() + i * bytes,
+                     array.data.begin() + (i + 1) * bytes,
+                     array.data.begin() + j * bytes);
+  }
+}
+
 Placed gp::run::place(gpRtProgram *program, const Input &input,
                       const gpRtValueInfo &info, bool cudaBackend) {
   Placed placed;

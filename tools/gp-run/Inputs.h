@@ -42,6 +42,11 @@ bool parseInput(const std::string &spec, const gpRtValueInfo &info,
 /// [-1, 1], integers in [0, 7].
 void fillRandom(Array &array, std::mt19937_64 &random);
 
+/// New values for `array` between --check steps: random floats as
+/// fillRandom gives; integer (and bool) elements shuffled among themselves,
+/// so indices the given input held stay in range.
+void freshValues(Array &array, std::mt19937_64 &random);
+
 /// Whether a value's device (gpRtValueInfo::device) is the host's memory.
 bool isHostDevice(const char *device);
 /// Whether a value's device is "meta": sizes only, no data.

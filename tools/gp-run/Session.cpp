@@ -106,10 +106,14 @@ struct Session {
   bool bindsParameters = false;
   /// The memory the bound parameters live in.
   std::vector<Placed> parameterMemory;
+  /// Parameters the runtime bound itself at load (a converted program's
+  /// index-error flag): never an input, never read from --parameters.
+  std::set<std::string> runtimeBound;
 
   /// Whether argument `info` is a bound parameter, not a user input.
   bool isBound(const gpRtValueInfo &info) const {
-    return bindsParameters && info.parameter;
+    return info.parameter &&
+           (bindsParameters || runtimeBound.count(info.parameter));
   }
 
   void load(const std::string &path, gpRtBackend backend, int32_t device,
@@ -118,6 +122,12 @@ struct Session {
           "load " + path);
     check(gpRtArtifactGetProgram(artifact, &program), "program");
     cudaBackend = backend == GP_RT_BACKEND_CUDA;
+    for (int32_t p = 0, e = gpRtArtifactNumParameters(artifact); p < e; ++p) {
+      gpRtParameterInfo info;
+      check(gpRtArtifactGetParameter(artifact, p, &info), "parameters");
+      if (info.bound)
+        runtimeBound.insert(info.name);
+    }
     std::vector<std::string> names = entryNames;
     if (names.empty())
       names.push_back(""); // The first entry.
@@ -156,6 +166,8 @@ struct Session {
     for (int32_t p = 0; p < count; ++p) {
       gpRtParameterInfo info;
       check(gpRtArtifactGetParameter(artifact, p, &info), option);
+      if (runtimeBound.count(info.name))
+        continue;
       HostTensor tensor;
       std::string error;
       if (!source.load(info.name, tensor, error))
@@ -638,7 +650,7 @@ int gp::run::runProgram(const RunOptions &options) {
       if (s > 0)
         for (Input &input : stepInputs)
           if (!input.isIndex)
-            fillRandom(input.array, random);
+            freshValues(input.array, random);
       if (moved) {
         run.movePlaces(stepInputs);
         eager.movePlaces(stepInputs);

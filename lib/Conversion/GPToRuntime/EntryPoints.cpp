@@ -119,6 +119,13 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
       signature += "result " + GPToRuntimeState::describe(result) + "\n";
     }
     signature += describeSizeClasses(function);
+    // Run-time index checks: `check <n> <text>`, n from 1, the number a
+    // failed check writes into the index-error flag.
+    if (auto checks = function->getAttrOfType<ArrayAttr>(
+            GPDialect::getIndexChecksAttrName()))
+      for (auto [index, check] : llvm::enumerate(checks))
+        signature += "check " + std::to_string(index + 1) + " " +
+                     cast<StringAttr>(check).getValue().str() + "\n";
     state.entriesManifest += signature;
 
     Value deviceArena, hostArena;

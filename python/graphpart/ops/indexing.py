@@ -14,12 +14,13 @@ from .views import sliced
 
 def embedding(c, args, kwargs):
     """Rows of `weight` picked by int64 `indices`. An index outside the
-    table (an error in PyTorch) reads the nearest row instead of memory
-    outside the table."""
+    table (an error in PyTorch) fails the call (check_indices); the kernel
+    reads the nearest row, never memory outside the table."""
     weight, indices = c.value(args[0]), c.value(args[1])
     if indices.elem != "i64" or len(weight.shape) != 2:
         raise c.error("takes a 2-D weight and int64 indices")
     rows, width = weight.shape
+    c.check_indices(indices, rows, lo=0)
     rank = len(indices.shape)
     out_shape = indices.shape + [width]
 
@@ -114,12 +115,17 @@ def _extract_lines(x, coords):
     return lines, "%v"
 
 
-def index(c, args, kwargs):
+def index(c, args, kwargs, negative=True):
     """x[i] / x[:, i, j] with int64 index tensors (aten::index.Tensor): a
-    gather. An index outside the dimension (an error in PyTorch) reads the
-    nearest element instead of memory outside the tensor."""
+    gather. An index outside the dimension (an error in PyTorch; negative
+    ones count from the end unless `negative` is False, as for
+    index_select) fails the call (check_indices); the kernel reads the
+    nearest element, never memory outside the tensor."""
     x = c.value(args[0])
     p, idx, shape, maps = _tensor_indices(c, x, args[1])
+    for t, value in enumerate(idx):
+        c.check_indices(value, x.shape[p + t],
+                        lo=None if negative else 0)
     n, r = len(idx), len(shape)
     out_shape = x.shape[:p] + shape + x.shape[p + n:]
 
@@ -182,6 +188,8 @@ def index_put(c, args, kwargs):
             out_elem=x.elem)
     p, idx, shape, maps = _tensor_indices(c, x, indices)
     n, r = len(idx), len(shape)
+    for t, value in enumerate(idx):
+        c.check_indices(value, x.shape[p + t])
     indexed = x.shape[:p] + shape + x.shape[p + n:]
     try:
         broadcast_shape(v.shape, indexed)
@@ -247,16 +255,19 @@ def index_select(c, args, kwargs):
     """index_select(x, dim, index): the gather of aten::index along dim."""
     x = c.value(args[0])
     dim = args[1] % len(x.shape)
-    return index(c, [args[0], [None] * dim + [args[2]]], {})
+    return index(c, [args[0], [None] * dim + [args[2]]], {}, negative=False)
 
 
 def gather(c, args, kwargs):
     """gather(x, dim, index): out[i...] = x[i... with index[i...] at dim]
-    (an index outside the dimension reads the nearest element)."""
+    (an index outside the dimension fails the call; the kernel reads the
+    nearest element)."""
     x, idx = c.value(args[0]), c.value(args[2])
     dim = args[1] % len(x.shape)
     if idx.elem != "i64":
         raise c.error("gather takes int64 indices, not %s" % idx.elem)
+    if is_static(x.shape[dim]):
+        c.check_indices(idx, x.shape[dim], lo=0)
 
     def body(a, out):
         lines = _clamped_index("w", a[0], x.shape[dim])
@@ -321,6 +332,9 @@ def scatter(mode):
                 "src", kwargs.get("value"))
         if idx.elem != "i64":
             raise c.error("the index must be int64, not %s" % idx.elem)
+        if is_static(x.shape[dim]):
+            # Outside the dimension: nothing is written, and the call fails.
+            c.check_indices(idx, x.shape[dim], lo=0)
         one_d = mode in ("index_add", "index_copy")
         if not one_d and (len(idx.shape) != rank or any(
                 normal_dim(idx.shape[d]) != normal_dim(x.shape[d])
@@ -499,6 +513,7 @@ def embedding_bag(c, args, kwargs):
                offsets.shape):
         raise c.error("embedding_bag of symbolic sizes is not supported")
     rows, width = weight.shape
+    c.check_indices(idx, rows, lo=0)
     count = idx.shape[0]
     bags = offsets.shape[0] - (1 if last_offset else 0)
     if bags < 1:

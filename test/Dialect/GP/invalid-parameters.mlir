@@ -212,3 +212,45 @@ func.func @parameter_result(%k: tensor<4xf32>) -> (tensor<4xf32> {gp.parameter =
 // expected-error @+1 {{'gp.writes_parameter' belongs on a result of a func.func with a body}}
 func.func private @writes_declared(tensor<4xf32>)
     -> (tensor<4xf32> {gp.writes_parameter = "k"})
+
+// -----
+
+// gp.index_checks (the descriptions of a program's run-time index checks)
+// needs the flag they write: a mutable parameter of one i64.
+// expected-error @+1 {{'gp.index_checks' needs the flag its checks write: a gp.mutable parameter "graphpart.index_errors" of one i64}}
+func.func @checks_without_flag(%x: tensor<4xi64>) attributes {gp.index_checks = ["aten::embedding (node 'e'): an index outside [0, 10)"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{parameter "graphpart.index_errors" (argument 0) must be a gp.mutable buffer or tensor of one i64, got 'tensor<2xi64>'}}
+func.func @checks_wide_flag(%f: tensor<2xi64> {gp.mutable, gp.parameter = "graphpart.index_errors"}) attributes {gp.index_checks = ["gather: an index outside [-4, 4)"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{parameter "graphpart.index_errors" (argument 0) must be a gp.mutable buffer or tensor of one i64, got 'memref<1xi64>'}}
+func.func @checks_read_only_flag(%f: memref<1xi64> {gp.parameter = "graphpart.index_errors"}) attributes {gp.index_checks = ["gather: an index outside [-4, 4)"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.index_checks' must be a non-empty array of one-line strings (each check's description), got []}}
+func.func @checks_empty(%f: memref<1xi64> {gp.mutable, gp.parameter = "graphpart.index_errors"}) attributes {gp.index_checks = []} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.index_checks' must be a non-empty array of one-line strings}}
+func.func @checks_multiline(%f: memref<1xi64> {gp.mutable, gp.parameter = "graphpart.index_errors"}) attributes {gp.index_checks = ["two\0Alines"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gp.index_checks' belongs on a func.func with a body}}
+func.func private @checks_declared() attributes {gp.index_checks = ["x"]}

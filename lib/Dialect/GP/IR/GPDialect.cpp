@@ -91,6 +91,49 @@ static LogicalResult verifySizeClasses(Operation *op, Attribute value) {
   return success();
 }
 
+/// `gp.index_checks`: on a function with a body, an array of non-empty
+/// one-line strings, and the function takes the index-error flag: a mutable
+/// parameter of one i64.
+static LogicalResult verifyIndexChecks(Operation *op, NamedAttribute attr) {
+  StringRef attrName = GPDialect::getIndexChecksAttrName();
+  auto function = dyn_cast<func::FuncOp>(op);
+  if (!function || function.isExternal())
+    return op->emitError() << "'" << attrName
+                           << "' belongs on a func.func with a body";
+  auto checks = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!checks || checks.empty() ||
+      !llvm::all_of(checks, [](Attribute check) {
+        auto text = dyn_cast<StringAttr>(check);
+        return text && !text.getValue().empty() &&
+               !text.getValue().contains('\n');
+      }))
+    return op->emitError() << "'" << attrName
+                           << "' must be a non-empty array of one-line "
+                              "strings (each check's description), got "
+                           << attr.getValue();
+  StringRef flagName = GPDialect::getIndexErrorsParameterName();
+  for (unsigned index = 0, e = function.getNumArguments(); index < e;
+       ++index) {
+    auto name = function.getArgAttrOfType<StringAttr>(
+        index, GPDialect::getParameterAttrName());
+    if (!name || name.getValue() != flagName)
+      continue;
+    auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[index]);
+    if (!function.getArgAttr(index, GPDialect::getMutableAttrName()) ||
+        !type || !type.hasStaticShape() ||
+        type.getRank() != 1 || type.getNumElements() != 1 ||
+        !type.getElementType().isInteger(64))
+      return op->emitError()
+             << "parameter \"" << flagName << "\" (argument " << index
+             << ") must be a gp.mutable buffer or tensor of one i64, got "
+             << function.getArgumentTypes()[index];
+    return success();
+  }
+  return op->emitError() << "'" << attrName << "' needs the flag its checks "
+                         << "write: a gp.mutable parameter \"" << flagName
+                         << "\" of one i64";
+}
+
 LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() == getParameterAttrName() ||
@@ -98,6 +141,8 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' belongs on a function argument (an argument "
                               "attribute of a func.func), not on an operation";
+  if (attr.getName() == getIndexChecksAttrName())
+    return verifyIndexChecks(op, attr);
   if (attr.getName() == getWritesParameterAttrName())
     return op->emitError() << "'" << getWritesParameterAttrName()
                            << "' belongs on a function result (a result "

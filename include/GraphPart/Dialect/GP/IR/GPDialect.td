@@ -97,6 +97,20 @@ def GP_Dialect : Dialect {
       return ::llvm::StringLiteral("gp.mutable");
     }
 
+    /// Name of the function attribute describing the program's run-time
+    /// index checks (an array of strings, the op and range of check N at
+    /// position N - 1): a call whose `getIndexErrorsParameterName()` flag
+    /// holds N fails with that description.
+    static constexpr ::llvm::StringLiteral getIndexChecksAttrName() {
+      return ::llvm::StringLiteral("gp.index_checks");
+    }
+
+    /// The mutable parameter (one i64) that index checks write the number
+    /// of a failed check into; the runtime binds it itself.
+    static constexpr ::llvm::StringLiteral getIndexErrorsParameterName() {
+      return ::llvm::StringLiteral("graphpart.index_errors");
+    }
+
     /// Name of the function result attribute naming the mutable parameter
     /// whose new value the result is (tensor programs, before
     /// gp-write-back-parameters).
