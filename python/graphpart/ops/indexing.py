@@ -199,13 +199,18 @@ def index_put(c, args, kwargs):
     if broadcast_shape(v.shape, indexed) != indexed:
         raise c.error("the value of shape %s is larger than the indexed "
                       "shape %s" % (v.shape, indexed))
-    # Loops: x's dims, then one reduction loop per index dimension.
-    ks = ["d%d" % (rank + i) for i in range(r)]
+    # Loops: x's dims, then one reduction loop per index dimension; none
+    # for one index (a cache written at one position): x's elements are
+    # then all parallel points.
+    single = all(is_static(d) and d == 1 for d in shape)
+    ks = ["0"] * r if single else ["d%d" % (rank + i) for i in range(r)]
     # Where each loop of the indexed shape lives among the generic's loops.
     indexed_loops = ["d%d" % d for d in range(p)] + ks + \
         ["d%d" % d for d in range(p + n, rank)]
     v_map = [e if e == "0" else indexed_loops[int(e[1:])]
              for e in c.broadcast_map(v.shape, indexed)]
+    maps_of = (lambda loops: [["0"] * len(m.shape) for m in idx]) \
+        if single else maps
 
     def body(a, out):
         lines, conditions = [], []
@@ -227,10 +232,12 @@ def index_put(c, args, kwargs):
         lines.append("%%r = arith.select %s, %s, %s : f32"
                      % (hit, value, out))
         return lines, "%r"
+    # x itself is the destination: bufferization writes it in place where
+    # x is not read again (a module buffer written in place), else copies.
     return c.generic(
-        x.shape, list(zip(idx, maps(ks))) + [(v, v_map)], body,
-        init=c.copy(x).name,
-        iterators=["parallel"] * rank + ["reduction"] * r,
+        x.shape, list(zip(idx, maps_of(ks))) + [(v, v_map)], body,
+        init=x.name,
+        iterators=["parallel"] * rank + ([] if single else ["reduction"] * r),
         out_map=["d%d" % d for d in range(rank)], out_elem=x.elem)
 
 
