@@ -13,7 +13,10 @@ install(TARGETS GPRuntime gp-run EXPORT GraphPartRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntime.h
+  ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntimeBase.h
+  ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntimeExtern.h
   ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntimeHost.h
+  ${PROJECT_SOURCE_DIR}/include/GraphPart/Runtime/GPRuntimeLowered.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/GraphPart/Runtime)
 
 graphpart_install_package(GraphPartRuntime GraphPartRuntimeTargets)

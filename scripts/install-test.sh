@@ -34,7 +34,9 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 prefix="$work/prefix"
 for f in bin/gp-opt bin/gp-compile bin/gp-run lib/libgpruntime.so lib/GraphPartPlugin.so \
          lib/libGPDialect.a lib/libGPImport.a lib/libGPPipelines.a \
-         include/GraphPart/Runtime/GPRuntime.h include/GraphPart/Runtime/GPRuntimeHost.h include/GraphPart/Dialect/GP/IR/GPOps.h \
+         include/GraphPart/Runtime/GPRuntime.h include/GraphPart/Runtime/GPRuntimeHost.h \
+         include/GraphPart/Runtime/GPRuntimeBase.h include/GraphPart/Runtime/GPRuntimeLowered.h \
+         include/GraphPart/Runtime/GPRuntimeExtern.h include/GraphPart/Dialect/GP/IR/GPOps.h \
          include/GraphPart/Dialect/GP/IR/GPOps.h.inc include/GraphPart/Conversion/Passes.h.inc \
          lib/cmake/GraphPart/GraphPartConfig.cmake lib/cmake/GraphPartRuntime/GraphPartRuntimeConfig.cmake; do
   [ -e "$prefix/$f" ] || { echo "install-test: $f was not installed" >&2; exit 1; }

@@ -261,7 +261,7 @@ def register_extern(name, fn=None, capturable=False, mutates=None,
 
 def load_extern_library(path, runtime_library=None):
     """Loads a shared library of externs written in C or C++ (what
-    `gp-run --extern-lib` loads; see GPRuntime.h, gpRtLoadExternLibrary)."""
+    `gp-run --extern-lib` loads; see GPRuntimeExtern.h, gpRtLoadExternLibrary)."""
     lib = _runtime(runtime_library)
     if lib.gpRtLoadExternLibrary(path.encode()) != 0:
         raise GraphError("load_extern_library %s: %s"

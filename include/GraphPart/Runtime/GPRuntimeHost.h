@@ -1,19 +1,162 @@
 /*===- GPRuntimeHost.h - parameters and stream-ordered calls -----*- C -*-===*\
 |*                                                                          *|
 |* Part of the runtime's C API (GPRuntime.h includes it): what a host that  *|
-|* embeds the runtime uses to run a loaded artifact as a framework op:      *|
-|* model parameters bound once by name, zero-copy, and calls ordered on the *|
-|* framework's CUDA stream.                                                 *|
+|* embeds the runtime uses: artifacts (compiled programs) loaded and        *|
+|* called, results kept, model parameters bound once by name, zero-copy,    *|
+|* calls ordered on the framework's CUDA stream, statistics and logs.      *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef GRAPHPART_RUNTIME_GPRUNTIMEHOST_H
 #define GRAPHPART_RUNTIME_GPRUNTIMEHOST_H
 
-#include "GraphPart/Runtime/GPRuntime.h"
+#include "GraphPart/Runtime/GPRuntimeExtern.h"
+#include "GraphPart/Runtime/GPRuntimeLowered.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*===------------------------------------------------------------------===*\
+|* Artifacts: compiled programs (shared objects made by gp-compile)       *|
+\*===------------------------------------------------------------------===*/
+
+typedef struct gpRtArtifact gpRtArtifact;
+
+/* One argument or result of an entry point. */
+typedef struct gpRtValueInfo {
+  int32_t isBuffer;        /* 1: a buffer (memref); 0: an index value */
+  const char *elementType; /* "f32", "i64", "i1", ... (buffers) */
+  int32_t rank;
+  const int64_t *shape; /* rank sizes; -1 where dynamic */
+  const char *device;   /* "cuda:0", "cpu", "meta" (buffers) */
+  /* The parameter's name when the argument is a named parameter (bound
+   * with gpRtArtifactBindParameter), else NULL. */
+  const char *parameter;
+} gpRtValueInfo;
+
+typedef struct gpRtEntryInfo {
+  const char *name;
+  int32_t numArgs;
+  const gpRtValueInfo *args;
+  int32_t numResults;
+  const gpRtValueInfo *results;
+} gpRtEntryInfo;
+
+/* Loads an artifact and creates its program on `backend` and `device` (< 0:
+ * the cuda device the program names): the partition table, arenas,
+ * generators, seed and policy defaults (warm-up runs, capture sizes, shape
+ * warning limit, or-error; the GP_CUDAGRAPH_* environment overrides them)
+ * come from the artifact, so a loaded artifact behaves as the program
+ * compiled afresh. The artifact's target must suit the backend (host
+ * artifacts run on host, cuda ones on cuda). */
+gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
+                            int32_t device, gpRtArtifact **artifact);
+/* Opens an artifact for its manifest only: target, entries (their
+ * arguments and results), partitions and arena sizes can be read, with no
+ * backend, device or driver (a cuda artifact on a machine without a GPU),
+ * but no program is created: gpRtArtifactCall and gpRtArtifactGetProgram
+ * fail with GP_RT_ERROR_INVALID_ARGUMENT. Unload it as usual. */
+gpRtStatus gpRtArtifactInspect(const char *path, gpRtArtifact **artifact);
+/* Destroys the program and unloads the shared object. */
+gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
+                                  gpRtProgram **program);
+/* "host" or "cuda". */
+const char *gpRtArtifactTarget(gpRtArtifact *artifact);
+/* The arena bytes memory planning gave the program (every function's
+ * share): device memory and host memory. */
+gpRtStatus gpRtArtifactGetArenaBytes(gpRtArtifact *artifact,
+                                     int64_t *deviceBytes, int64_t *hostBytes);
+gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact, int32_t index,
+                                    gpRtPartitionInfo *info);
+int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact);
+int32_t gpRtArtifactNumEntries(gpRtArtifact *artifact);
+gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact, int32_t index,
+                                gpRtEntryInfo *info);
+/* The index of the entry point named `name` (the source function's name). */
+gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact, const char *name,
+                                 int32_t *index);
+/* Calls entry `index` on the calling thread: args[i] points to the i-th
+ * argument (a gpRtMemRef for buffers, an int64_t for index values; a
+ * buffer with other than the entry's static sizes, or strided where the
+ * entry takes a row-major buffer, and sizes the program uses as one that
+ * differ (size classes, GPRuntimeHost.h) fail with
+ * GP_RT_ERROR_INVALID_ARGUMENT);
+ * results[i] to storage for the i-th result, filled in. Buffers returned
+ * live in the program's memory until the entry runs again on this thread.
+ *
+ * args[i] may be NULL where argument i is a named parameter: the bound
+ * descriptor is used (a NULL for an unbound parameter fails: "entry 'f':
+ * parameter 'x' (argument 3) is not bound; bind it with
+ * gpRtArtifactBindParameter"). A non-NULL args[i] for a parameter
+ * overrides the binding for that call.
+ *
+ * Before anything runs, the call also fails with
+ * GP_RT_ERROR_INVALID_ARGUMENT, naming the entry and the argument or
+ * result, on: a NULL args (unless every argument is a bound parameter) or
+ * results array, a NULL results[i], a NULL args[i] for an index argument or
+ * a buffer that is not a bound parameter, a buffer with a negative offset,
+ * a NULL aligned pointer with elements (a "meta" buffer has sizes only), or
+ * sizes whose product overflows.
+ *
+ * gpRtArtifactCall trusts the lengths of the caller's arrays: it reads
+ * exactly the entry's number of arguments and results from them
+ * (gpRtArtifactGetEntry says how many), so shorter arrays are read past
+ * their end and longer ones are silently ignored. A caller that does not
+ * know the entry's counts for certain (arrays built from user input, an
+ * FFI binding) calls gpRtArtifactCallChecked (GPRuntimeHost.h), which takes
+ * the lengths and refuses any other than the entry's. */
+gpRtStatus gpRtArtifactCall(gpRtArtifact *artifact, int32_t index, void **args,
+                            void **results);
+
+
+/* Keeping results. A buffer an entry returns lives in the program's memory
+ * until the next call of that entry on the same thread, which writes there
+ * again (a result that is one of the caller's own arguments is the
+ * caller's). To keep one:
+ *
+ * gpRtArtifactCallWithOutputs calls the entry and copies each result i
+ * with outputs[i] != NULL into that caller-owned memory, densely
+ * (row-major), in stream order, rewriting results[i]'s descriptor to
+ * describe it. outputs[i] is in the result's memory space (device memory
+ * from gpRtProgramAllocate for a cuda program's buffers, host memory for
+ * host-backend and cpu buffers) and holds outputBytes[i] >= the result's
+ * dense size (gpRtArtifactResultBytes). The call checks args and results
+ * as gpRtArtifactCall does, and trusts the lengths of all four arrays as
+ * it does. */
+gpRtStatus gpRtArtifactCallWithOutputs(gpRtArtifact *artifact, int32_t index,
+                                       void **args, void **results,
+                                       void *const *outputs,
+                                       const int64_t *outputBytes);
+
+/* The dense size of result `result` of entry `index`, whose descriptor
+ * (results[result] of a call) is `descriptor`. A descriptor with a negative
+ * size or offset, or sizes whose byte count overflows, fails with
+ * GP_RT_ERROR_INVALID_ARGUMENT naming the result (so does
+ * gpRtArtifactCopyResultToHost, which also refuses one with a NULL aligned
+ * pointer and elements). */
+gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact, int32_t index,
+                                   int32_t result, const void *descriptor,
+                                   int64_t *bytes);
+
+/* Copies result `result` of entry `index` (its descriptor as a call filled
+ * it) densely into host memory `dst` of `dstBytes` bytes, after the work
+ * queued on the calling thread. In the overwrite debug mode it fails,
+ * naming the output and the calls, when a later call of the entry has
+ * overwritten the result. */
+gpRtStatus gpRtArtifactCopyResultToHost(gpRtArtifact *artifact, int32_t index,
+                                        int32_t result, const void *descriptor,
+                                        void *dst, int64_t dstBytes);
+
+/* The overwrite debug mode (also GP_DEBUG_OVERWRITE=1 at load): each call's
+ * buffer results in program memory are handed out in storage of their own,
+ * and the next call of the entry on the same thread poisons them (every
+ * bit set: NaN for floats, -1 for integers) instead of silently showing the
+ * next call's values; gpRtArtifactCopyResultToHost then reports "output i
+ * of call N of entry 'f' was overwritten by call M". Costs a copy per
+ * result and call: for debugging. */
+gpRtStatus gpRtArtifactSetDebugOverwrite(gpRtArtifact *artifact,
+                                         int32_t enabled);
 
 /* Calls entry `index` ordered on the caller's CUDA stream `cudaStream` (a
  * CUstream; 0 is the legacy default stream): the call's work starts after
@@ -150,6 +293,51 @@ gpRtStatus gpRtArtifactGetSize(gpRtArtifact *artifact, int32_t entry,
  * it is unloaded. */
 gpRtStatus gpRtArtifactDescribeSizes(gpRtArtifact *artifact, int32_t entry,
                                      const char **text);
+
+/*===------------------------------------------------------------------===*\
+|* Statistics and logs                                                    *|
+\*===------------------------------------------------------------------===*/
+
+typedef struct gpRtStats {
+  int64_t warmupRuns;     /* eager runs before a capture */
+  int64_t captures;       /* graphs recorded */
+  int64_t instantiations; /* executables made */
+  int64_t updates;        /* executables updated in place */
+  int64_t replays;        /* graph launches */
+  int64_t eagerRuns;      /* runs never captured (eager partitions, sizes
+                             outside the capture list) */
+  int64_t shapeWarnings;  /* distinct-shape warnings issued */
+  int64_t liveGraphs;     /* graphs and executables held */
+  int64_t liveStreams;
+  int64_t poolBytes;    /* bytes held by the program's arena and pools */
+  int64_t evictions;    /* keys evicted from full graph caches */
+  int64_t rebinds;      /* replays that re-bound moved inputs first */
+  int64_t reboundSites; /* kernel parameters, copy and memset addresses
+                           and result words those re-bindings wrote */
+  int64_t largestPlanBytes; /* per partition, the pool plan of its largest
+                               shape, summed: what its pools need at least
+                               (each partition has one pool for all its
+                               shapes) */
+  int64_t paddedCalls; /* artifact calls run on arguments padded to the
+                          capture sizes (gpRtArtifactSetPadding) */
+} gpRtStats;
+
+gpRtStatus gpRtProgramGetStats(gpRtProgram *program, gpRtStats *stats);
+
+/* Objects alive across all programs: programs, graphs and executables,
+ * streams, and pool bytes. All are zero once every program is destroyed. */
+gpRtStatus gpRtGetLiveCounts(int64_t *programs, int64_t *graphs,
+                             int64_t *streams, int64_t *poolBytes);
+
+enum {
+  GP_RT_LOG_PARTITIONS = 1, /* partition count and reasons at load */
+  GP_RT_LOG_CUDAGRAPHS = 2  /* captures, replays, updates, eager runs, why */
+};
+
+/* Where log lines go (NULL: stderr). The mask starts from GP_LOG
+ * ("partitions,cudagraphs"). */
+typedef void (*gpRtLogSink)(const char *line, void *userData);
+gpRtStatus gpRtSetLog(int32_t mask, gpRtLogSink sink, void *userData);
 
 #ifdef __cplusplus
 }
