@@ -221,9 +221,10 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
                     "artifact manifest: check line before any entry");
       size_t number = 0;
       std::string description;
-      line >> number;
-      std::getline(line >> std::ws, description);
-      if (!line.eof() && !line || number != entry->checks.size() + 1 ||
+      bool numbered = static_cast<bool>(line >> number);
+      if (numbered)
+        std::getline(line >> std::ws, description);
+      if (!numbered || number != entry->checks.size() + 1 ||
           description.empty())
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: bad check line '" + text_ +
