@@ -88,8 +88,9 @@ class Converter:
         # parameter node's position among the function's arguments.
         self.mutated_parameters, self.parameter_args = {}, {}
         # Index checks (check_indices): their descriptions, in order (the
-        # flag holds the number of the last that failed), each check once
-        # per (index tensor, dimension size), and the flag's value now.
+        # flag holds the largest number of those that failed), each check's
+        # number by (index tensor, size, lowest index), and the flag's
+        # value now.
         self.index_checks, self.checked_indices = [], {}
         self.index_flag = None
         # View nodes: name -> (the node they view, whether they view all of
@@ -97,12 +98,14 @@ class Converter:
         self.view_of, self.rebind = {}, []
 
     # -- helpers ----------------------------------------------------------
+    def where(self):
+        """The node being converted, as messages name it."""
+        return "%s (node '%s'%s)" % (
+            self.node["op"], self.node["name"],
+            ", " + self.node["source"] if self.node.get("source") else "")
+
     def error(self, message):
-        where = ""
-        if self.node is not None:
-            where = "%s (node '%s'%s): " % (
-                self.node["op"], self.node["name"],
-                ", " + self.node["source"] if self.node.get("source") else "")
+        where = self.where() + ": " if self.node is not None else ""
         return GraphError(where + message)
 
     def check_indices(self, idx, size, lo=None):
@@ -120,16 +123,15 @@ class Converter:
         if any(name == idx.name and lo <= low and high <= size
                for name, high, low in self.checked_indices):
             return
-        key = (idx.name, size, lo)
-        where = "%s (node '%s'%s)" % (
-            self.node["op"], self.node["name"],
-            ", " + self.node["source"] if self.node.get("source") else "")
         self.index_checks.append(
-            "%s: an index outside [%d, %d)" % (where, lo, size))
+            "%s: an index outside [%d, %d)" % (self.where(), lo, size))
         code = len(self.index_checks)
-        self.checked_indices[key] = code
+        self.checked_indices[(idx.name, size, lo)] = code
         if self.index_flag is None:
             self.index_flag = Value("%index_errors", [1], elem="i64")
+        # The flag is on the program's device: a check of indices kept
+        # elsewhere (a tensor moved to the CPU) reads a copy of them.
+        idx = self.move(idx, None)
         rank = len(idx.shape)
 
         def body(a, o):
