@@ -85,9 +85,8 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
     // intrinsics the NVPTX backend selects.
     kernels.addPass(createConvertMathToLLVMPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());
-    GpuModuleToBinaryPassOptions binary;
-    binary.compilationTarget = "bin";
-    pm.addPass(createGpuModuleToBinaryPass(binary));
+    // Kernels to cubins, a large module's share per thread at once.
+    pm.addPass(createGPGPUModuleToBinaryPass());
   }
   ConvertGPToRuntimePassOptions runtime;
   runtime.target = options.target;

@@ -156,6 +156,35 @@ def GPWriteBackParametersPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GPGPUModuleToBinaryPass
+    : Pass<"gp-gpu-module-to-binary", "::mlir::ModuleOp"> {
+  let summary = "Serialize gpu.modules to binaries, in parallel";
+  let description = [{
+    What upstream `gpu-module-to-binary{format=bin}` does — each
+    `gpu.module` serialized by its target attributes (NVVM: LLVM's NVPTX
+    back end, then ptxas) into a `gpu.binary` of the same name — with the
+    kernels of a large module first split across up to one module per
+    thread (`threads`, default the machine's hardware threads; balanced by
+    op count, at least `min-kernels-per-part` kernels each; helpers and
+    globals are copied into every part) and the modules serialized at
+    once. A whole model's kernels are one module of hundreds of kernels,
+    whose serialization is the largest part of compiling it. Each
+    `gpu.launch_func` names its kernel's new module; the runtime loads one
+    image per binary. With `threads=1` it is the upstream pass.
+  }];
+  let options = [
+    Option<"numThreads", "threads", "unsigned", "0",
+           "Modules serialized at once (0: the machine's hardware threads)">,
+    Option<"minKernelsPerPart", "min-kernels-per-part", "unsigned", "16",
+           "Split a module only into parts of at least this many kernels">,
+    Option<"toolkitPath", "toolkit", "std::string", [{""}],
+           "The CUDA toolkit's path (default: the target's)">,
+    Option<"cmdOptions", "opts", "std::string", [{""}],
+           "Options for the tools (ptxas)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Outline cuda gp.kernel bodies into GPU kernels";
   let description = [{
