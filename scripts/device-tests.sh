@@ -64,7 +64,8 @@ prepare() {
   done
   # Linalg on tensors the cuda tests compile with --bufferize.
   for program in "$root"/test/Runtime/E2E/Inputs/padding/*.mlir "$root"/test/Runtime/E2E/Inputs/libm/*.mlir \
-                 "$root"/test/Runtime/E2E/Inputs/named/*.mlir "$root"/test/Runtime/E2E/Inputs/index_checks/*.mlir; do
+                 "$root"/test/Runtime/E2E/Inputs/named/*.mlir "$root"/test/Runtime/E2E/Inputs/index_checks/*.mlir \
+                 "$root"/test/Runtime/E2E/Inputs/state/*.mlir; do
     "$root/build/bin/gp-compile" "$program" --bufferize --target cuda \
       -o "$out/artifacts/$(basename "$program" .mlir).cuda.so"
   done
@@ -152,6 +153,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/libm-math-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/softmax-named-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/index-errors-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/mutable-globals-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test" || status=1

@@ -124,6 +124,17 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   return GP_RT_SUCCESS;
 }
 
+/// A hex digit's value, or -1.
+static int hexDigit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
 static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
   std::istringstream lines(text);
   std::string header;
@@ -215,6 +226,25 @@ static gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text) {
       if (gpRtStatus status = parseValue(line, value, text_, key == "arg"))
         return status;
       (key == "arg" ? entry->args : entry->results).push_back(value);
+    } else if (key == "initial") {
+      InitialValue value;
+      std::string hex, extra;
+      line >> value.name >> hex;
+      if (value.name.empty() || hex.empty() || hex.size() % 2 != 0 ||
+          (line >> extra))
+        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                    "artifact manifest: bad initial line '" +
+                        text_.substr(0, 200) + "'");
+      value.bytes.reserve(hex.size() / 2);
+      for (size_t i = 0; i < hex.size(); i += 2) {
+        int high = hexDigit(hex[i]), low = hexDigit(hex[i + 1]);
+        if (high < 0 || low < 0)
+          return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                      "artifact manifest: initial value of '" + value.name +
+                          "' is not hex");
+        value.bytes.push_back(static_cast<char>(high * 16 + low));
+      }
+      artifact.initialValues.push_back(std::move(value));
     } else if (key == "check") {
       if (!entry)
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -385,7 +415,9 @@ gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
     return status;
   if (gpRtStatus status = applyPolicy(artifact))
     return status;
-  return setUpIndexErrors(artifact);
+  if (gpRtStatus status = setUpIndexErrors(artifact))
+    return status;
+  return setUpInitialValues(artifact);
 }
 
 /// Opens the artifact at `path`; with `backend` null, for its manifest

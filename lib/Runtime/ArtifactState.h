@@ -164,6 +164,18 @@ struct IndexErrorFlag {
   std::atomic<int32_t> lastEntry{0};
 };
 
+/// State with an initial value the artifact carries (the manifest's
+/// `initial <name> <hex>` lines: a torch-mlir global such as its RNG
+/// seed), which the runtime allocates, fills and binds at load.
+struct InitialValue {
+  std::string name;
+  std::string bytes;
+  void *memory = nullptr; // In the program's memory, once allocated.
+};
+/// Allocates, fills and binds every parameter with an initial value.
+gpRtStatus setUpInitialValues(gpRtArtifact &artifact);
+void releaseInitialValues(gpRtArtifact &artifact);
+
 /// Allocates and binds the flag when the program takes one.
 gpRtStatus setUpIndexErrors(gpRtArtifact &artifact);
 /// Fails, naming the op whose check failed, when the flag is set (and
@@ -340,8 +352,11 @@ struct gpRtArtifact {
   gp::rt::PaddingState padding;
   /// A converted program's index-error flag (IndexErrors.cpp).
   gp::rt::IndexErrorFlag indexErrors;
+  /// State with initial values (InitialValues.cpp).
+  std::vector<gp::rt::InitialValue> initialValues;
 
   ~gpRtArtifact() {
+    gp::rt::releaseInitialValues(*this);
     gp::rt::releaseIndexErrors(*this);
     gp::rt::releaseStaging(*this);
     for (gp::rt::TrackedResult &tracked : results.tracked)

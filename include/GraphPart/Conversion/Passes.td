@@ -99,6 +99,45 @@ def GPImportPass : Pass<"gp-import", "::mlir::ModuleOp"> {
   ];
 }
 
+def GPMutableGlobalsToParametersPass
+    : Pass<"gp-mutable-globals-to-parameters", "::mlir::ModuleOp"> {
+  let summary = "Make mutable ml_program globals state the runtime keeps";
+  let description = [{
+    torch-mlir keeps state between calls (its RNG seed) in a mutable
+    `ml_program.global` read with `global_load` and written with
+    `global_store`. On the tensor program, before bufferization, every
+    function using such a global gets an argument `{gp.mutable,
+    gp.parameter = "<global>"}`; each load becomes the state's value at
+    that point, each store its new value, and the final value is returned
+    as the result `gp.writes_parameter` names (gp-write-back-parameters
+    then writes the state in place). The global's initial value goes to the
+    module attribute `gp.initial_values`: the runtime allocates the state
+    and fills it when the artifact loads, so no caller binds it.
+    `gp-compile --bufferize` runs it first. Loads and stores must sit in
+    the body of an entry function (not in a nested region or a called
+    function); the global must be a static tensor with a dense or
+    dense_resource initial value.
+
+    ```mlir
+    ml_program.global private mutable @seed(dense<0> : tensor<i64>) : tensor<i64>
+    func.func @f() -> tensor<i64> {
+      %s = ml_program.global_load @seed : tensor<i64>
+      %n = ... %s ...
+      ml_program.global_store @seed = %n : tensor<i64>
+      return %n : tensor<i64>
+    }
+    // becomes
+    module attributes {gp.initial_values = {seed = dense<0> : tensor<i64>}}
+    func.func @f(%seed: tensor<i64> {gp.mutable, gp.parameter = "seed"})
+        -> (tensor<i64>, tensor<i64> {gp.writes_parameter = "seed"}) {
+      %n = ... %seed ...
+      return %n, %n : tensor<i64>, tensor<i64>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gp::GPDialect"];
+}
+
 def GPReadOnlyArgumentsPass
     : Pass<"gp-read-only-arguments", "::mlir::ModuleOp"> {
   let summary = "Keep upstream bufferization from writing into arguments";

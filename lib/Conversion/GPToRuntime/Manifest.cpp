@@ -10,9 +10,35 @@
 #include "LoweringState.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::gp;
+
+/// The bytes of `elements`, row-major, as the runtime stores them; none for
+/// what has no plain byte form (i1, opaque elements).
+static std::optional<std::string> elementBytes(ElementsAttr elements) {
+  auto shaped = elements.getShapedType();
+  if (shaped.getElementType().isInteger(1))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    ArrayRef<char> raw = dense.getRawData();
+    std::string bytes(raw.begin(), raw.end());
+    if (dense.isSplat()) { // One element's bytes stand for all of them.
+      std::string one = bytes;
+      bytes.clear();
+      for (int64_t i = 0, e = shaped.getNumElements(); i < e; ++i)
+        bytes += one;
+    }
+    return bytes;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return std::string(blob->getData().begin(), blob->getData().end());
+  return std::nullopt;
+}
 
 void GPToRuntimeState::emitManifest() {
   std::string text = "graphpart-artifact 2\n";
@@ -43,6 +69,21 @@ void GPToRuntimeState::emitManifest() {
             (partition.reasons.empty() ? "-" : partition.reasons) + "\n";
   for (const std::string &statement : externStatements)
     text += statement;
+  // State the runtime keeps, filled at load: `initial <name> <hex bytes>`.
+  if (auto initial = module->getAttrOfType<DictionaryAttr>(
+          GPDialect::getInitialValuesAttrName()))
+    for (NamedAttribute entry : initial) {
+      std::optional<std::string> bytes =
+          elementBytes(cast<ElementsAttr>(entry.getValue()));
+      if (!bytes) {
+        module.emitError() << "the initial value of state '"
+                           << entry.getName().getValue()
+                           << "' has no byte form the runtime can fill";
+        continue;
+      }
+      text += "initial " + entry.getName().getValue().str() + " " +
+              llvm::toHex(*bytes) + "\n";
+    }
   text += entriesManifest;
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   text.push_back('\0');

@@ -143,6 +143,26 @@ LogicalResult GPDialect::verifyOperationAttribute(Operation *op,
                               "attribute of a func.func), not on an operation";
   if (attr.getName() == getIndexChecksAttrName())
     return verifyIndexChecks(op, attr);
+  if (attr.getName() == getInitialValuesAttrName()) {
+    auto values = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !values)
+      return op->emitError() << "'" << getInitialValuesAttrName()
+                             << "' belongs on a module: a dictionary from "
+                                "state's parameter names to their initial "
+                                "elements";
+    for (NamedAttribute entry : values) {
+      auto elements = dyn_cast<ElementsAttr>(entry.getValue());
+      if (!isValidParameterName(entry.getName().getValue()) || !elements ||
+          !elements.getShapedType().hasStaticShape() ||
+          elements.getElementType().isInteger(1))
+        return op->emitError()
+               << "'" << getInitialValuesAttrName() << "': " << entry.getName()
+               << " must name a parameter and give elements of a static "
+                  "shape (not i1), got "
+               << entry.getValue();
+    }
+    return success();
+  }
   if (attr.getName() == getWritesParameterAttrName())
     return op->emitError() << "'" << getWritesParameterAttrName()
                            << "' belongs on a function result (a result "

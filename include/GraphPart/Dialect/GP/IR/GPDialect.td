@@ -105,6 +105,12 @@ def GP_Dialect : Dialect {
       return ::llvm::StringLiteral("gp.index_checks");
     }
 
+    /// Name of the module attribute giving the initial value of state the
+    /// runtime keeps (a dictionary: mutable parameter name -> elements).
+    static constexpr ::llvm::StringLiteral getInitialValuesAttrName() {
+      return ::llvm::StringLiteral("gp.initial_values");
+    }
+
     /// The mutable parameter (one i64) that index checks write the number
     /// of a failed check into; the runtime binds it itself.
     static constexpr ::llvm::StringLiteral getIndexErrorsParameterName() {
