@@ -135,6 +135,11 @@ struct ResolvedArguments {
   std::vector<uint8_t> fromBinding;
 };
 
+/// Reads the manifest `text` (Manifest.cpp) into `artifact`: its entries,
+/// partitions, externs, policy defaults, size classes, index checks and
+/// initial values; fails naming the bad line.
+gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text);
+
 /// Builds the parameter table from the entries' arguments (after the
 /// manifest is read): fails, naming the parameter, when a name appears
 /// twice in one entry or entries disagree on its element type, shape or
