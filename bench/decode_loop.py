@@ -54,6 +54,7 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "python"))
 sys.path.insert(0, here)
+import pytorch_models  # noqa: E402
 from pytorch_models import close_enough, options, true_f32  # noqa: E402
 
 SIZES = {"small": dict(vocab=512, width=128, heads=4, layers=2, length=64),
@@ -188,43 +189,8 @@ def capture_main(args):
 
 
 def build_main(args):
-    import graphpart
-    from graphpart.compiler import build
-    flags = options(args, {"--gp-compile": "gp-compile"})
-    graphs, work = args[0], args[1]
-    os.makedirs(work, exist_ok=True)
-    with open(os.path.join(graphs, "captures.json")) as f:
-        record = json.load(f)
-    failed = 0
-    for name in sorted(record):
-        start = time.perf_counter()
-        try:
-            graph, constants = graphpart.load_graph(os.path.join(graphs,
-                                                                 name))
-            text = graphpart.convert(graph, constants)
-            converted = time.perf_counter() - start
-            built = build(os.path.join(graphs, name),
-                          os.path.join(work, name), "cuda",
-                          gp_compile=flags["--gp-compile"])
-        except graphpart.GraphError as error:
-            print("FAILED build %s: %s" % (name, str(error)[:3000]))
-            failed += 1
-            continue
-        total = time.perf_counter() - start - converted
-        record[name].update(
-            convert_s=converted, convert_compile_s=total,
-            mlir_bytes=len(text.encode()),
-            artifact=os.path.join(name, built["artifact"]),
-            mutated_inputs=built["mutated_inputs"],
-            parameters=len(built["parameters"]))
-        print("built %s: MLIR %.2f MB, convert %.2f s, convert + compile "
-              "%.2f s, %d parameters (caches included)" % (
-                  name, record[name]["mlir_bytes"] / 1e6, converted, total,
-                  len(built["parameters"])))
-        sys.stdout.flush()
-    with open(os.path.join(work, "decode.json"), "w") as f:
-        json.dump(record, f, indent=1)
-    return 1 if failed else 0
+    """pytorch_models.py's build stage, recorded in WORK/decode.json."""
+    return pytorch_models.build_main(args, record_file="decode.json")
 
 
 def load_artifact(work, entry, runtime, model):

@@ -124,7 +124,11 @@ def capture_main(args):
     return 1 if failed else 0
 
 
-def build_main(args):
+def build_main(args, record_file="models.json"):
+    """Converts and compiles for cuda every graph OUT/captures.json lists,
+    timing both, into WORK; WORK/`record_file` is the capture record with
+    each build's times, MLIR size and artifact (bench/decode_loop.py's
+    build stage too)."""
     import graphpart
     from graphpart.compiler import build
     flags = options(args, {"--gp-compile": "gp-compile"})
@@ -159,7 +163,7 @@ def build_main(args):
                   name, record[name]["mlir_bytes"] / 1e6, converted, total,
                   len(built["parameters"])))
         sys.stdout.flush()
-    with open(os.path.join(work, "models.json"), "w") as f:
+    with open(os.path.join(work, record_file), "w") as f:
         json.dump(record, f, indent=1)
     return 1 if failed else 0
 
