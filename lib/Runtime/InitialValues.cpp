@@ -57,9 +57,11 @@ gpRtStatus gp::rt::setUpInitialValues(gpRtArtifact &artifact) {
 }
 
 void gp::rt::releaseInitialValues(gpRtArtifact &artifact) {
+  if (!artifact.program || artifact.initialValues.empty())
+    return;
+  gpRtProgramSynchronize(artifact.program); // Calls may still use them.
   for (InitialValue &value : artifact.initialValues)
-    if (value.memory && artifact.program) {
-      gpRtProgramSynchronize(artifact.program); // Calls may still use it.
+    if (value.memory) {
       gpRtProgramFree(artifact.program, value.memory);
       value.memory = nullptr;
     }
