@@ -18,12 +18,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestArtifact.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstring>
 #include <vector>
 
-#define GP_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 

@@ -25,12 +25,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestArtifact.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstring>
 #include <vector>
-
-#define GP_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
@@ -150,22 +150,10 @@ thread_local float totalValue;
 
 } // namespace
 
-GP_EXPORT char gp_manifest[8192] = {};
+GP_TEST_REPLACEABLE_MANIFEST(kManifest, gp_test_set_padding_manifest,
+                             gp_test_default_padding_manifest)
+
 GP_EXPORT int64_t gp_test_padding_calls = 0;
-
-GP_EXPORT void gp_test_set_padding_manifest(const char *manifest) {
-  const char *text = manifest ? manifest : kManifest;
-  std::strncpy(gp_manifest, text, sizeof(gp_manifest) - 1);
-}
-
-GP_EXPORT const char *gp_test_default_padding_manifest() { return kManifest; }
-
-namespace {
-/// The default manifest, in place before anything loads the library.
-struct SetDefault {
-  SetDefault() { gp_test_set_padding_manifest(nullptr); }
-} setDefault;
-} // namespace
 
 GP_EXPORT gpRtStatus gp_entry_affine(gpRtProgram *program, void **args,
                                      void **results) {
@@ -183,8 +171,7 @@ GP_EXPORT gpRtStatus gp_entry_affine(gpRtProgram *program, void **args,
   return GP_RT_SUCCESS;
 }
 
-GP_EXPORT gpRtStatus gp_entry_peek(gpRtProgram *, void **args,
-                                   void **results) {
+GP_EXPORT gpRtStatus gp_entry_peek(gpRtProgram *, void **args, void **results) {
   __atomic_add_fetch(&gp_test_padding_calls, 1, __ATOMIC_RELAXED);
   const auto *x = static_cast<const Matrix *>(args[0]);
   int64_t k = *static_cast<const int64_t *>(args[1]);
@@ -231,8 +218,7 @@ GP_EXPORT gpRtStatus gp_entry_total(gpRtProgram *, void **args,
   return GP_RT_SUCCESS;
 }
 
-GP_EXPORT gpRtStatus gp_entry_pair(gpRtProgram *, void **args,
-                                   void **results) {
+GP_EXPORT gpRtStatus gp_entry_pair(gpRtProgram *, void **args, void **results) {
   __atomic_add_fetch(&gp_test_padding_calls, 1, __ATOMIC_RELAXED);
   const auto &a = *static_cast<const Vector<float> *>(args[0]);
   const auto &b = *static_cast<const Vector<float> *>(args[1]);

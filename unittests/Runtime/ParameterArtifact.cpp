@@ -17,11 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestArtifact.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstring>
-
-#define GP_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
@@ -114,21 +114,8 @@ gpRtStatus runAffine(gpRtProgram *program, void **args, void **results,
 
 } // namespace
 
-GP_EXPORT char gp_manifest[8192] = {};
-
-GP_EXPORT void gp_test_set_manifest(const char *manifest) {
-  const char *text = manifest ? manifest : kManifest;
-  std::strncpy(gp_manifest, text, sizeof(gp_manifest) - 1);
-}
-
-GP_EXPORT const char *gp_test_default_manifest() { return kManifest; }
-
-namespace {
-/// The default manifest, in place before anything loads the library.
-struct SetDefault {
-  SetDefault() { gp_test_set_manifest(nullptr); }
-} setDefault;
-} // namespace
+GP_TEST_REPLACEABLE_MANIFEST(kManifest, gp_test_set_manifest,
+                             gp_test_default_manifest)
 
 GP_EXPORT gpRtStatus gp_entry_affine(gpRtProgram *program, void **args,
                                      void **results) {

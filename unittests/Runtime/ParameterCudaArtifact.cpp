@@ -11,12 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestArtifact.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 #include "ParameterPtx.h"
 
 #include <cstring>
 
-#define GP_EXPORT extern "C" __attribute__((visibility("default")))
 
 GP_EXPORT const char gp_manifest[] = R"(graphpart-artifact 2
 target cuda
