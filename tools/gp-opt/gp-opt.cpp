@@ -9,19 +9,26 @@
 
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
-#include "GraphPart/Transforms/Passes.h"
 #include "GraphPart/Pipelines/Pipeline.h"
+#include "GraphPart/Transforms/Passes.h"
 #include "HugePageHeap.h"
+#include "ParseFailureHeap.h"
 #include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 /// On a machine with two hardware threads or fewer, MLIR's threading costs
 /// more than it gives for GraphPart's pipelines: its passes work on whole
@@ -37,6 +44,57 @@ static void disableThreadingOnSmallMachines() {
     return;
   // Through the option's own parser, as if given on the command line.
   (void)option->addOccurrence(/*pos=*/0, option->ArgStr, "true");
+}
+
+namespace {
+/// Defers frees again once a pass manager is done with its input (it is
+/// destroyed before the module), so that the next input of a
+/// --split-input-file run is parsed with deferred frees too.
+struct DeferFreesAfterPipeline final : mlir::PassInstrumentation {
+  ~DeferFreesAfterPipeline() override { gp::deferFrees(); }
+};
+} // namespace
+
+/// Runs the pass pipeline the command line asks for on each input, with
+/// frees deferred while an input is parsed (ParseFailureHeap.h): the parse
+/// finishes, or fails with its error and exit code 1, on live memory.
+static mlir::LogicalResult runOptimizer(llvm::StringRef inputFilename,
+                                        llvm::StringRef outputFilename,
+                                        mlir::DialectRegistry &registry) {
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig commandLinePipeline = config;
+  config.setPassPipelineSetupFn(
+      [commandLinePipeline](mlir::PassManager &pm) -> mlir::LogicalResult {
+        // The input parsed and verified: what it freed can go now.
+        gp::releaseDeferredFrees();
+        pm.addInstrumentation(std::make_unique<DeferFreesAfterPipeline>());
+        return commandLinePipeline.setupPassPipeline(pm);
+      });
+
+  if (inputFilename == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  gp::deferFrees();
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return mlir::failure();
+  output->keep();
+  return mlir::success();
 }
 
 int main(int argc, char **argv) {
@@ -62,5 +120,5 @@ int main(int argc, char **argv) {
       registry);
   disableThreadingOnSmallMachines();
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+      runOptimizer(inputFilename, outputFilename, registry));
 }
