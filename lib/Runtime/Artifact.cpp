@@ -37,16 +37,9 @@ static gpRtStatus applyPolicy(gpRtArtifact &artifact) {
     return status;
   if (!artifact.captureSizes.empty() &&
       !environment.captureSizesFromEnvironment) {
-    std::vector<std::vector<int64_t>> keys;
-    int32_t length = 0;
-    if (gpRtStatus status =
-            parseCaptureSizes(artifact.captureSizes, keys, length))
-      return status;
-    std::vector<int64_t> flat;
-    for (const std::vector<int64_t> &key : keys)
-      flat.insert(flat.end(), key.begin(), key.end());
+    const gp::CaptureSizes &sizes = artifact.captureSizes;
     if (gpRtStatus status = gpRtProgramSetCaptureSizes(
-            program, flat.data(), static_cast<int32_t>(keys.size()), length))
+            program, sizes.sizes.data(), sizes.numKeys(), sizes.keyLength))
       return status;
   }
   if (!environment.shapeWarningLimitFromEnvironment)

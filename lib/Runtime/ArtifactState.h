@@ -3,6 +3,7 @@
 #ifndef GRAPHPART_LIB_RUNTIME_ARTIFACTSTATE_H
 #define GRAPHPART_LIB_RUNTIME_ARTIFACTSTATE_H
 
+#include "GraphPart/Runtime/CaptureSizes.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 #include "RuntimeInternal.h"
 
@@ -339,7 +340,7 @@ struct gpRtArtifact {
   uint64_t seed = 0;
   int32_t device = 0;
   int32_t warmupRuns = 1;
-  std::string captureSizes;
+  gp::CaptureSizes captureSizes; // Empty: none compiled in.
   int32_t shapeWarningLimit = 8;
   bool orError = false;
   int32_t graphCacheCapacity = 64;

@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArtifactState.h"
+#include "Policy.h"
 #include "RuntimeInternal.h"
 
 #include <optional>
@@ -168,9 +169,13 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
     } else if (key == "warmup-runs") {
       read(artifact.warmupRuns);
     } else if (key == "capture-sizes") {
-      line >> artifact.captureSizes;
-      if (artifact.captureSizes == "-")
-        artifact.captureSizes.clear();
+      std::string sizes;
+      line >> sizes;
+      if (sizes != "-")
+        if (gpRtStatus status = parseCaptureSizes(
+                "artifact manifest: capture-sizes", sizes,
+                artifact.captureSizes))
+          return status;
     } else if (key == "graph-cache-capacity") {
       read(artifact.graphCacheCapacity);
     } else if (key == "shape-warning-limit") {

@@ -50,8 +50,7 @@ struct Bucket {
 
 Bucket bucketOf(const Policy &policy, int64_t size) {
   Bucket bucket;
-  for (const std::vector<int64_t> &key : policy.captureSizes) {
-    int64_t value = key[0];
+  for (int64_t value : policy.captureSizes.sizes) {
     bucket.listed = bucket.listed || value == size;
     bucket.largest = std::max(bucket.largest, value);
     if (value > size && (bucket.above < 0 || value < bucket.above))
@@ -68,7 +67,7 @@ bool paddingApplies(gpRtArtifact &artifact) {
   const Policy &policy = artifact.program->policy;
   return artifact.padding.enabled.load(std::memory_order_relaxed) &&
          policy.captureEnabled && policy.hasCaptureSizes &&
-         policy.captureKeyLength == 1 && !policy.captureSizes.empty();
+         policy.captureSizes.keyLength == 1 && !policy.captureSizes.empty();
 }
 
 /// The size class `c` of a call pads to, or -1 (it runs at its size).
@@ -583,16 +582,11 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactSetCaptureSizes(gpRtArtifact *artifact,
   return guarded(what, [&] {
     if (!sizes || !*sizes || std::string(sizes) == "-")
       return gpRtProgramSetCaptureSizes(artifact->program, nullptr, -1, 0);
-    std::vector<std::vector<int64_t>> keys;
-    int32_t length = 0;
-    if (gpRtStatus status = parseCaptureSizes(sizes, keys, length))
+    gp::CaptureSizes parsed;
+    if (gpRtStatus status = parseCaptureSizes(what, sizes, parsed))
       return status;
-    std::vector<int64_t> flat;
-    for (const std::vector<int64_t> &key : keys)
-      flat.insert(flat.end(), key.begin(), key.end());
-    return gpRtProgramSetCaptureSizes(artifact->program, flat.data(),
-                                      static_cast<int32_t>(keys.size()),
-                                      length);
+    return gpRtProgramSetCaptureSizes(artifact->program, parsed.sizes.data(),
+                                      parsed.numKeys(), parsed.keyLength);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "Log.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -21,7 +22,7 @@ gpRtStatus Policy::applyEnvironment() {
   if (const char *env = std::getenv("GP_CUDAGRAPH_CAPTURE_SIZES");
       env && *env) {
     if (gpRtStatus status =
-            parseCaptureSizes(env, captureSizes, captureKeyLength))
+            parseCaptureSizes("GP_CUDAGRAPH_CAPTURE_SIZES", env, captureSizes))
       return status;
     hasCaptureSizes = true;
     captureSizesFromEnvironment = true;
@@ -62,12 +63,12 @@ void Policy::warnAboutKeyLengths(
     const gpRtPartitionInfo &partition = partitions[i];
     // A partition without symbols has one shape: the list is moot there.
     if (!partition.capturable || partition.numShapeSymbols == 0 ||
-        partition.numShapeSymbols == captureKeyLength)
+        partition.numShapeSymbols == captureSizes.keyLength)
       continue;
     warn(program + ": partition " + std::to_string(i) + " has a shape key of " +
          std::to_string(partition.numShapeSymbols) +
          " sizes but the capture sizes have " +
-         std::to_string(captureKeyLength) +
+         std::to_string(captureSizes.keyLength) +
          ": they do not apply to it, and it is captured for every shape");
   }
 }
@@ -93,66 +94,23 @@ bool gp::rt::parseBoolean(const char *name, const std::string &text,
 }
 
 bool Policy::inCaptureSizes(const std::vector<int64_t> &key) const {
-  if (!hasCaptureSizes || static_cast<int32_t>(key.size()) != captureKeyLength)
+  // A key of no sizes is a partition's only shape: the list is moot there.
+  if (!hasCaptureSizes || key.empty() ||
+      static_cast<int32_t>(key.size()) != captureSizes.keyLength)
     return true;
-  for (const std::vector<int64_t> &allowed : captureSizes)
-    if (allowed == key)
+  for (size_t start = 0; start < captureSizes.sizes.size(); start += key.size())
+    if (std::equal(key.begin(), key.end(), captureSizes.sizes.begin() + start))
       return true;
   return false;
 }
 
-std::vector<int64_t> gp::rt::defaultCaptureSizes() {
-  std::vector<int64_t> sizes = {1, 2, 4, 8};
-  for (int64_t size = 16; size <= 256; size += 8)
-    sizes.push_back(size);
-  for (int64_t size = 272; size <= 512; size += 16)
-    sizes.push_back(size);
-  return sizes;
-}
-
-/// Parses "1,2,4" (keys of one value) or "2x3,4x5" (keys of two); the word
-/// `default` stands for defaultCaptureSizes().
-gpRtStatus gp::rt::parseCaptureSizes(const std::string &text,
-                                     std::vector<std::vector<int64_t>> &keys,
-                                     int32_t &keyLength) {
-  keys.clear();
-  keyLength = -1;
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item == "default") {
-      if (keyLength >= 0 && keyLength != 1)
-        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                    "GP_CUDAGRAPH_CAPTURE_SIZES: 'default' stands for sizes "
-                    "of one value (1,2,4,8,16,...,512); the other entries "
-                    "have " +
-                        std::to_string(keyLength));
-      for (int64_t size : defaultCaptureSizes())
-        keys.push_back({size});
-      keyLength = 1;
-      continue;
-    }
-    std::vector<int64_t> key;
-    std::stringstream parts(item);
-    std::string part;
-    while (std::getline(parts, part, 'x')) {
-      char *end = nullptr;
-      long long value = std::strtoll(part.c_str(), &end, 10);
-      if (part.empty() || *end != '\0' || value < 0)
-        return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                    "GP_CUDAGRAPH_CAPTURE_SIZES: '" + item +
-                        "' is not a size or a size tuple like 2x3");
-      key.push_back(value);
-    }
-    if (keyLength >= 0 && static_cast<int32_t>(key.size()) != keyLength)
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "GP_CUDAGRAPH_CAPTURE_SIZES: every entry must have the "
-                  "same number of sizes");
-    keyLength = key.size();
-    keys.push_back(key);
-  }
-  if (keys.empty())
+gpRtStatus gp::rt::parseCaptureSizes(const char *source,
+                                     const std::string &text,
+                                     CaptureSizes &sizes) {
+  std::string problem = gp::parseCaptureSizes(text, sizes);
+  if (!problem.empty())
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "GP_CUDAGRAPH_CAPTURE_SIZES is empty");
+                std::string(source) + ": capture sizes '" + text +
+                    "': " + problem + " (1,2,4 or 2x3,4x5 or default)");
   return GP_RT_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #ifndef GRAPHPART_LIB_RUNTIME_POLICY_H
 #define GRAPHPART_LIB_RUNTIME_POLICY_H
 
+#include "GraphPart/Runtime/CaptureSizes.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstdint>
@@ -22,8 +23,7 @@ struct Policy {
   bool orError = false;
   bool captureEnabled = true;
   bool hasCaptureSizes = false;
-  int32_t captureKeyLength = 0;
-  std::vector<std::vector<int64_t>> captureSizes;
+  CaptureSizes captureSizes;
   /// Which settings the environment gave (an artifact's defaults yield to
   /// them).
   bool captureSizesFromEnvironment = false;
@@ -53,17 +53,10 @@ struct Policy {
 bool parseBoolean(const char *name, const std::string &text, bool fallback,
                   bool *recognised = nullptr);
 
-/// The capture sizes the word `default` stands for: 1, 2, 4, 8, every
-/// multiple of 8 up to 256, then every multiple of 16 up to 512 (the
-/// buckets calls are padded to, Padding.cpp).
-std::vector<int64_t> defaultCaptureSizes();
-
-/// Parses capture sizes: "1,2,4" (keys of one value) or "2x3,4x5"; the
-/// word `default` (alone or in a list of sizes of one value) stands for
-/// defaultCaptureSizes().
-gpRtStatus parseCaptureSizes(const std::string &text,
-                             std::vector<std::vector<int64_t>> &keys,
-                             int32_t &keyLength);
+/// Parses a capture-size list (CaptureSizes.h) given by `source` (named in
+/// the error when it is malformed).
+gpRtStatus parseCaptureSizes(const char *source, const std::string &text,
+                             CaptureSizes &sizes);
 
 } // namespace gp::rt
 

@@ -135,17 +135,15 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
                 "gpRtProgramSetCaptureSizes: null program");
   if (numKeys < 0) {
     program->policy.hasCaptureSizes = false;
-    program->policy.captureSizes.clear();
+    program->policy.captureSizes = gp::CaptureSizes();
     return GP_RT_SUCCESS;
   }
   if (keyLength < 0 || (numKeys > 0 && keyLength > 0 && !keys))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetCaptureSizes: bad key list");
-  program->policy.captureSizes.clear();
-  for (int32_t i = 0; i < numKeys; ++i)
-    program->policy.captureSizes.emplace_back(keys + i * keyLength,
-                                              keys + (i + 1) * keyLength);
-  program->policy.captureKeyLength = keyLength;
+  program->policy.captureSizes.sizes.assign(
+      keys, keys + static_cast<int64_t>(numKeys) * keyLength);
+  program->policy.captureSizes.keyLength = keyLength;
   program->policy.hasCaptureSizes = true;
   program->policy.warnAboutKeyLengths(program->name, program->partitions);
   return GP_RT_SUCCESS;

@@ -780,10 +780,27 @@ TEST_F(PaddingTest, DefaultCaptureSizes) {
   ASSERT_EQ(peek(mat(big, 600, 1), peeked), GP_RT_SUCCESS);
   EXPECT_EQ(peeked.seen.sizes[0], 1024);
   EXPECT_INVALID(gpRtArtifactSetCaptureSizes(artifact, "2x3,default"),
-                 "'default' stands for sizes of one value");
+                 "gpRtArtifactSetCaptureSizes: capture sizes '2x3,default': "
+                 "'default' has 1 size but the entries before it have 2");
   ASSERT_EQ(gpRtArtifactSetCaptureSizes(artifact, "-"), GP_RT_SUCCESS);
   ASSERT_EQ(peek(mat(small, 3, 255), peeked), GP_RT_SUCCESS);
   EXPECT_EQ(peeked.seen.sizes[0], 3);
+}
+
+// The manifest's list is read with the same parser as the option and the
+// environment (CaptureSizes.h): a malformed one fails the load, naming it.
+TEST_F(PaddingTest, MalformedManifestCaptureSizesFailTheLoad) {
+  unload();
+  for (const char *bad : {"capture-sizes 4,x", "capture-sizes 1,2x3"}) {
+    std::string manifest = replaced("capture-sizes -", bad);
+    Library::get().setManifest(manifest.c_str());
+    gpRtArtifact *loaded = nullptr;
+    EXPECT_INVALID(
+        gpRtArtifactLoad(kArtifact, GP_RT_BACKEND_HOST, -1, &loaded),
+        "artifact manifest: capture-sizes: capture sizes '");
+    EXPECT_EQ(loaded, nullptr);
+  }
+  Library::get().setManifest(nullptr);
 }
 
 TEST_F(PaddingTest, StagingMemoryIsReleasedAtUnload) {

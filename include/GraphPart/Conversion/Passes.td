@@ -337,7 +337,8 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
            "Policy default: eager runs of a shape before its capture">,
     Option<"captureSizes", "capture-sizes", "std::string", "\"\"",
            "Policy default: the only shape keys captured, e.g. 1,2,4 or "
-           "2x3,4x5 (GP_CUDAGRAPH_CAPTURE_SIZES overrides it)">,
+           "2x3,4x5 or default (Runtime/CaptureSizes.h; "
+           "GP_CUDAGRAPH_CAPTURE_SIZES overrides it)">,
     Option<"shapeWarningLimit", "shape-warning-limit", "int64_t", "8",
            "Policy default: distinct shapes per partition before a warning "
            "(GP_CUDAGRAPH_SHAPE_WARNING_LIMIT overrides it)">,

@@ -96,8 +96,8 @@ struct GraphPartPipelineOptions
   Option<std::string> captureSizes{
       *this, "capture-sizes",
       llvm::cl::desc("With target: the artifact's default capture sizes "
-                     "(1,2,4 or 2x3,4x5); GP_CUDAGRAPH_CAPTURE_SIZES "
-                     "overrides it"),
+                     "(1,2,4 or 2x3,4x5 or default; Runtime/CaptureSizes.h); "
+                     "GP_CUDAGRAPH_CAPTURE_SIZES overrides it"),
       llvm::cl::init("")};
   Option<int64_t> shapeWarningLimit{
       *this, "shape-warning-limit",

@@ -51,39 +51,37 @@ struct ConvertGPToRuntimePass
           ConvertGPToRuntimePass> {
   using ConvertGPToRuntimePassBase::ConvertGPToRuntimePassBase;
 
+  /// The capture-sizes option, parsed by checkOptions.
+  ::gp::CaptureSizes parsedSizes;
+
+  /// An error about the pass's options, at the module's location (on the
+  /// module op itself it would print the whole module after it).
+  InFlightDiagnostic optionError(const Twine &message) {
+    return mlir::emitError(getOperation().getLoc(), message);
+  }
+
   LogicalResult checkOptions() {
     if (target != "host" && target != "cuda")
-      return getOperation().emitError("convert-gp-to-runtime: target must be "
-                                      "host or cuda, not '")
+      return optionError("convert-gp-to-runtime: target must be host or "
+                         "cuda, not '")
              << target << "'";
-    if (warmupRuns < 0 || shapeWarningLimit < 0)
-      return getOperation().emitError(
+    // The runtime holds them as 32-bit integers.
+    if (warmupRuns < 0 || shapeWarningLimit < 0 || warmupRuns > INT32_MAX ||
+        shapeWarningLimit > INT32_MAX)
+      return optionError(
           "convert-gp-to-runtime: warmup-runs and shape-warning-limit must be "
-          "non-negative");
+          "non-negative 32-bit integers");
     if (graphCacheCapacity < 1 || graphCacheCapacity > INT32_MAX)
-      return getOperation().emitError(
+      return optionError(
           "convert-gp-to-runtime: graph-cache-capacity must be a positive "
           "32-bit integer");
-    // Capture sizes: sizes or size tuples (2x3), all of one length.
     if (captureSizes.empty())
       return success();
-    size_t length = 0;
-    for (StringRef entry : llvm::split(StringRef(captureSizes), ',')) {
-      size_t parts = 0;
-      bool valid = !entry.empty();
-      for (StringRef part : llvm::split(entry, 'x')) {
-        uint64_t value;
-        valid &= !part.getAsInteger(10, value);
-        ++parts;
-      }
-      if (!valid || (length && parts != length))
-        return getOperation().emitError(
-                   "convert-gp-to-runtime: capture-sizes '")
-               << captureSizes
-               << "' is not a list of sizes or size tuples of one length "
-                  "(1,2,4 or 2x3,4x5)";
-      length = parts;
-    }
+    std::string problem = ::gp::parseCaptureSizes(captureSizes, parsedSizes);
+    if (!problem.empty())
+      return optionError("convert-gp-to-runtime: capture-sizes '")
+             << captureSizes << "': " << problem
+             << " (1,2,4 or 2x3,4x5 or default)";
     return success();
   }
 
@@ -92,9 +90,9 @@ struct ConvertGPToRuntimePass
       return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    GPToRuntimeState state(module, {target == "cuda", warmupRuns, captureSizes,
-                                    shapeWarningLimit, orError,
-                                    graphCacheCapacity});
+    GPToRuntimeState state(module,
+                           {target == "cuda", warmupRuns, parsedSizes,
+                            shapeWarningLimit, orError, graphCacheCapacity});
     if (failed(state.prepare()))
       return signalPassFailure();
 

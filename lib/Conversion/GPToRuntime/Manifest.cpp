@@ -50,10 +50,11 @@ void GPToRuntimeState::emitManifest() {
   text += "seed " + std::to_string(programSeed) + "\n";
   text += "device " + std::to_string(cudaDevice.value_or(0)) + "\n";
   text += "warmup-runs " + std::to_string(options.warmupRuns) + "\n";
-  text +=
-      "capture-sizes " +
-      (options.captureSizes.empty() ? std::string("-") : options.captureSizes) +
-      "\n";
+  text += "capture-sizes " +
+          (options.captureSizes.empty()
+               ? std::string("-")
+               : ::gp::formatCaptureSizes(options.captureSizes)) +
+          "\n";
   text +=
       "shape-warning-limit " + std::to_string(options.shapeWarningLimit) + "\n";
   text += std::string("or-error ") + (options.orError ? "1" : "0") + "\n";

@@ -99,6 +99,12 @@ func.func @roundtrip(%x: memref<4xf32, #cuda0>) -> memref<4xf32, #cpu> {
 // RUN:   --convert-gp-to-runtime="capture-sizes=2x3,4x5 warmup-runs=2 shape-warning-limit=3 or-error=true graph-cache-capacity=5" \
 // RUN:   | FileCheck %s --check-prefix=POLICY
 // POLICY: @gp_manifest({{.*}}device 1\0Awarmup-runs 2\0Acapture-sizes 2x3,4x5\0Ashape-warning-limit 3\0Aor-error 1\0Agraph-cache-capacity 5\0A
+// `default` is accepted as the runtime accepts it (CaptureSizes.h), and the
+// manifest carries the list spelled out, key by key.
+// RUN: gp-opt %s --split-input-file --gp-pipeline \
+// RUN:   --convert-gp-to-runtime="capture-sizes=default,1024" \
+// RUN:   | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: @gp_manifest({{.*}}\0Acapture-sizes 1,2,4,8,16,24,{{([0-9]+,)+}}496,512,1024\0A
 // A cache of no keys cannot be.
 // RUN: not gp-opt %s --split-input-file --gp-pipeline \
 // RUN:   --convert-gp-to-runtime="graph-cache-capacity=0" 2>&1 | FileCheck %s --check-prefix=CAPACITY

@@ -13,6 +13,8 @@
 
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "GraphPart/Runtime/CaptureSizes.h"
+
 #include <string>
 
 namespace mlir::gp {
@@ -22,7 +24,8 @@ namespace mlir::gp {
 struct GPToRuntimeOptions {
   bool cudaTarget = false;
   int64_t warmupRuns = 1;
-  std::string captureSizes;
+  /// Parsed from the pass option (one syntax for compiler and runtime).
+  ::gp::CaptureSizes captureSizes;
   int64_t shapeWarningLimit = 8;
   bool orError = false;
   int64_t graphCacheCapacity = 64;
