@@ -87,7 +87,14 @@ BlockDependences::BlockDependences(Block &block,
     SmallVector<unsigned, 2> readers;
   };
   unsigned epoch = 1;
-  SmallVector<KeyState> classStates(aliases.getNumClasses());
+  // A vector indexed by class is fastest, but sizing it costs the
+  // function's class count: only for a block that is a good part of the
+  // function. A partition body among thousands keeps its few classes in the
+  // map, so that the graphs of all blocks cost their ops, not blocks x
+  // classes (gp-fuse-kernels builds one per block and round).
+  bool classesInVector = uint64_t(n) * 8 >= aliases.getNumClasses();
+  SmallVector<KeyState> classStates(
+      classesInVector ? aliases.getNumClasses() : 0);
   llvm::DenseMap<uint64_t, KeyState> otherStates;
   // The state of `key` in this epoch (reset if older). The reference is
   // only good until the next call.
