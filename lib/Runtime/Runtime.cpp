@@ -60,6 +60,53 @@ GP_RT_EXPORT const char *gpRtBackendName(gpRtBackend backend) {
   return nullptr;
 }
 
+GP_RT_EXPORT gpRtStatus gpRtGetAbiConstant(const char *name, int64_t *value) {
+  if (!name || !value)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtGetAbiConstant: null argument");
+    // Each name is the constant's own spelling: the table cannot disagree
+    // with the headers.
+#define GP_RT_CONSTANT(constant)                                               \
+  { #constant, static_cast < int64_t>(constant) }
+  static const std::pair<const char *, int64_t> kConstants[] = {
+      GP_RT_CONSTANT(GP_RT_EXTERN_ABI_VERSION),
+      GP_RT_CONSTANT(GP_RT_SUCCESS),
+      GP_RT_CONSTANT(GP_RT_ERROR_INVALID_ARGUMENT),
+      GP_RT_CONSTANT(GP_RT_ERROR_UNAVAILABLE),
+      GP_RT_CONSTANT(GP_RT_ERROR_BACKEND),
+      GP_RT_CONSTANT(GP_RT_ERROR_NOT_CAPTURED),
+      GP_RT_CONSTANT(GP_RT_ERROR_WRONG_THREAD),
+      GP_RT_CONSTANT(GP_RT_BACKEND_HOST),
+      GP_RT_CONSTANT(GP_RT_BACKEND_CUDA),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_F32),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_F16),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_BF16),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_F64),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_F8E4M3FN),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_F8E5M2),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_I1),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_I8),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_U8),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_I16),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_I32),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_I64),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_INDEX),
+      GP_RT_CONSTANT(GP_RT_ELEMENT_OTHER),
+      GP_RT_CONSTANT(GP_RT_EXTERN_ARG_BUFFER),
+      GP_RT_CONSTANT(GP_RT_EXTERN_ARG_SCALAR),
+      GP_RT_CONSTANT(GP_RT_EXTERN_CAPTURABLE),
+      GP_RT_CONSTANT(GP_RT_EXTERN_FIXED_ADDRESSES),
+  };
+#undef GP_RT_CONSTANT
+  for (const auto &[constantName, constantValue] : kConstants)
+    if (std::strcmp(name, constantName) == 0) {
+      *value = constantValue;
+      return GP_RT_SUCCESS;
+    }
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string("gpRtGetAbiConstant: no constant '") + name + "'");
+}
+
 GP_RT_EXPORT gpRtStatus gpRtParseBackend(const char *name,
                                          gpRtBackend *backend) {
   if (!name || !backend)

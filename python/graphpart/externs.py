@@ -34,16 +34,39 @@ import traceback
 from .format import GraphError
 from .runtime import _TORCH_DTYPES, _runtime, _view
 
-# gpRtElementType values, as runtime/_TORCH_DTYPES names them.
-_ELEMENTS = {0: "f32", 1: "f16", 2: "bf16", 3: "f64", 6: "i1", 7: "i8",
-             8: "ui8", 10: "i32", 11: "i64", 12: "i64"}
-_ABI_VERSION = 2
-_CAPTURABLE = 1
-_STATUS_INVALID_ARGUMENT = 1
-_STATUS_BACKEND = 3
-_STATUS_NOT_CAPTURED = 4
-_BACKEND_CUDA = 1
-_KIND_BUFFER = 0
+
+class _Abi:
+    """The C ABI's numbers, read from the runtime library by their C names
+    (gpRtGetAbiConstant: abi.GP_RT_BACKEND_CUDA), and its element type
+    names (gpRtElementTypeName), so that this package holds no copies."""
+
+    def __init__(self, lib):
+        lib.gpRtGetAbiConstant.restype = ctypes.c_int32
+        lib.gpRtGetAbiConstant.argtypes = [ctypes.c_char_p,
+                                           ctypes.POINTER(ctypes.c_int64)]
+        lib.gpRtElementTypeName.restype = ctypes.c_char_p
+        lib.gpRtElementTypeName.argtypes = [ctypes.c_int32]
+        self._lib = lib
+        self._element_names = {}
+
+    def __getattr__(self, name):
+        if not name.startswith("GP_RT_"):
+            raise AttributeError(name)
+        value = ctypes.c_int64()
+        if self._lib.gpRtGetAbiConstant(name.encode(), ctypes.byref(value)):
+            raise GraphError("the GraphPart runtime does not define %s (%s)"
+                             % (name, self._lib.gpRtGetLastError().decode()))
+        setattr(self, name, value.value)
+        return value.value
+
+    def element_name(self, code):
+        """The runtime's name of element type `code` (None when it has
+        none), index read as i64: torch has no index type."""
+        if code not in self._element_names:
+            name = self._lib.gpRtElementTypeName(code)
+            name = name.decode() if name else None
+            self._element_names[code] = "i64" if name == "index" else name
+        return self._element_names[code]
 
 
 class _ExternArg(ctypes.Structure):
@@ -97,6 +120,7 @@ def _schema_of(op):
 class _Extern:
     def __init__(self, name, fn, lib):
         self.name, self.fn, self.lib = name, fn, lib
+        self.abi = _Abi(lib)
 
     def __call__(self, stream, args, info, count):
         try:
@@ -107,8 +131,8 @@ class _Extern:
             where = " (%s:%d)" % (os.path.basename(frames[-1].filename),
                                   frames[-1].lineno) \
                 if frames and not isinstance(error, GraphError) else ""
-            status = _STATUS_INVALID_ARGUMENT if isinstance(
-                error, GraphError) else _STATUS_BACKEND
+            status = self.abi.GP_RT_ERROR_INVALID_ARGUMENT if isinstance(
+                error, GraphError) else self.abi.GP_RT_ERROR_BACKEND
             message = "Python extern '%s': %s: %s%s" % (
                 self.name, type(error).__name__, error, where)
             return self.lib.gpRtSetError(status, message.encode())
@@ -125,11 +149,11 @@ class _Extern:
             ctypes.byref(cuda_device))
         if status:
             return status
-        cuda = backend.value == _BACKEND_CUDA
+        cuda = backend.value == self.abi.GP_RT_BACKEND_CUDA
         device = "cuda:%d" % cuda_device.value if cuda else "cpu"
         if cuda and capturing.value:
             return self.lib.gpRtSetError(
-                _STATUS_NOT_CAPTURED,
+                self.abi.GP_RT_ERROR_NOT_CAPTURED,
                 ("Python extern '%s' cannot be captured into a cuda graph "
                  "(PyTorch's allocator is not part of the capture): tag the "
                  "op cudagraph_unsafe and register it with capturable=False"
@@ -137,13 +161,13 @@ class _Extern:
         operands, results = [], []
         for i in range(count):
             arg = info[i]
-            element = _ELEMENTS.get(arg.elementType)
-            if element is None:
-                raise GraphError("argument %d has element type %d, which "
+            element = self.abi.element_name(arg.elementType)
+            if element not in _TORCH_DTYPES:
+                raise GraphError("argument %d has element type %s, which "
                                  "Python externs do not take"
-                                 % (i, arg.elementType))
+                                 % (i, element or arg.elementType))
             dtype = getattr(torch, _TORCH_DTYPES[element])
-            if arg.kind == _KIND_BUFFER:
+            if arg.kind == self.abi.GP_RT_EXTERN_ARG_BUFFER:
                 value = (args[i], arg.rank, dtype)
                 if not arg.isResult:
                     value = _view(torch, args[i], arg.rank, dtype, device)
@@ -248,8 +272,11 @@ def register_extern(name, fn=None, capturable=False, mutates=None,
     lib = _runtime(runtime_library)
     lib.gpRtSetError.restype = ctypes.c_int32
     lib.gpRtSetError.argtypes = [ctypes.c_int32, ctypes.c_char_p]
-    callback = _EXTERN_FN(_Extern(name, fn, lib))
-    spec = _ExternSpec(_ABI_VERSION, _CAPTURABLE if capturable else 0,
+    extern = _Extern(name, fn, lib)
+    callback = _EXTERN_FN(extern)
+    abi = extern.abi
+    spec = _ExternSpec(abi.GP_RT_EXTERN_ABI_VERSION,
+                       abi.GP_RT_EXTERN_CAPTURABLE if capturable else 0,
                        name.encode(), callback,
                        None if mutates is None else mutates.encode(),
                        None if aliases is None else aliases.encode())

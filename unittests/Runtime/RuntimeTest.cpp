@@ -38,6 +38,31 @@ TEST(RuntimeBackends, InvalidEnumValueIsRejected) {
             GP_RT_ERROR_INVALID_ARGUMENT);
 }
 
+// What Python reads instead of copying the header's numbers.
+TEST(RuntimeAbi, ConstantsByTheirCNames) {
+  int64_t value = -1;
+  ASSERT_EQ(gpRtGetAbiConstant("GP_RT_EXTERN_ABI_VERSION", &value),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(value, GP_RT_EXTERN_ABI_VERSION);
+  ASSERT_EQ(gpRtGetAbiConstant("GP_RT_BACKEND_CUDA", &value), GP_RT_SUCCESS);
+  EXPECT_EQ(value, GP_RT_BACKEND_CUDA);
+  ASSERT_EQ(gpRtGetAbiConstant("GP_RT_ERROR_NOT_CAPTURED", &value),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(value, GP_RT_ERROR_NOT_CAPTURED);
+  ASSERT_EQ(gpRtGetAbiConstant("GP_RT_ELEMENT_INDEX", &value), GP_RT_SUCCESS);
+  EXPECT_EQ(value, GP_RT_ELEMENT_INDEX);
+  ASSERT_EQ(gpRtGetAbiConstant("GP_RT_EXTERN_CAPTURABLE", &value),
+            GP_RT_SUCCESS);
+  EXPECT_EQ(value, GP_RT_EXTERN_CAPTURABLE);
+  EXPECT_EQ(gpRtGetAbiConstant("GP_RT_BACKEND_TPU", &value),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("'GP_RT_BACKEND_TPU'"),
+            std::string::npos);
+  EXPECT_EQ(gpRtGetAbiConstant(nullptr, &value), GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtGetAbiConstant("GP_RT_SUCCESS", nullptr),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(RuntimeBackends, HostIsAlwaysAvailable) {
   EXPECT_EQ(gpRtBackendAvailable(GP_RT_BACKEND_HOST), GP_RT_SUCCESS);
 }
@@ -69,14 +94,12 @@ TEST(RuntimeErrors, LastErrorIsThreadLocal) {
     gpRtParseBackend("second", &inner);
   });
   other.join();
-  EXPECT_NE(std::string(gpRtGetLastError()).find("'first'"),
-            std::string::npos);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("'first'"), std::string::npos);
 }
 
 TEST(RuntimeErrors, EveryStatusHasADescription) {
-  for (gpRtStatus status :
-       {GP_RT_SUCCESS, GP_RT_ERROR_INVALID_ARGUMENT, GP_RT_ERROR_UNAVAILABLE,
-        GP_RT_ERROR_BACKEND})
+  for (gpRtStatus status : {GP_RT_SUCCESS, GP_RT_ERROR_INVALID_ARGUMENT,
+                            GP_RT_ERROR_UNAVAILABLE, GP_RT_ERROR_BACKEND})
     EXPECT_STRNE(gpRtStatusString(status), "unknown status");
 }
 

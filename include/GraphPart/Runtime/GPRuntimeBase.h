@@ -51,6 +51,14 @@ const char *gpRtGetLastError(void);
 /* "host" or "cuda" for a backend; NULL for an invalid value. */
 const char *gpRtBackendName(gpRtBackend backend);
 
+/* The value of one of the C ABI's constants, by its C name: the enumerators
+ * of gpRtStatus, gpRtBackend, gpRtElementType and gpRtExternArgKind, the
+ * GP_RT_EXTERN_* flags and GP_RT_EXTERN_ABI_VERSION ("GP_RT_BACKEND_CUDA",
+ * ...). For callers that cannot include these headers (Python's ctypes),
+ * so that they hold no copies of the numbers. GP_RT_ERROR_INVALID_ARGUMENT
+ * for a name that is not one of them. */
+gpRtStatus gpRtGetAbiConstant(const char *name, int64_t *value);
+
 /* Parses "host" or "cuda". */
 gpRtStatus gpRtParseBackend(const char *name, gpRtBackend *backend);
 
