@@ -71,6 +71,8 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
     pm.addPass(createGPCheckBoundsPass());
   if (cuda) {
     pm.addPass(createConvertGPToGPUPass());
+    // One gpu.func per distinct kernel: NVPTX and ptxas compile each once.
+    pm.addPass(createGPDeduplicateFunctionsPass());
     GpuNVVMAttachTargetOptions attach;
     attach.chip = options.cudaChip;
     attach.optLevel = 3;
@@ -96,6 +98,8 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   runtime.graphCacheCapacity = options.graphCacheCapacity;
   runtime.orError = options.cudagraphOrError;
   pm.addPass(createConvertGPToRuntimePass(runtime));
+  // One function per distinct host kernel (and packed form) before LLVM.
+  pm.addPass(createGPDeduplicateFunctionsPass());
   // The host side (and host kernels) to the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
   // Subviews and transposes expand into affine.apply on their offsets and

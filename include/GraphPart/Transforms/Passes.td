@@ -442,4 +442,34 @@ def GPScalarSlotsPass : Pass<"gp-scalar-slots"> {
   ];
 }
 
+def GPDeduplicateFunctionsPass : Pass<"gp-deduplicate-functions", "ModuleOp"> {
+  let summary = "Merge functions whose bodies are identical into one";
+  let description = [{
+    Lowering gives every kernel a function of its own (a `gpu.func` in
+    `@gp_kernels` for cuda, a private `func.func` and its packed form for
+    the host), though many are the same code: the layers of a transformer,
+    the same elementwise op on buffers of one shape. Everything after the
+    lowering (NVPTX and ptxas, or LLVM and clang) then compiles each copy.
+    This pass keeps one function per class of identical ones and points
+    every reference of the others at it, like IREE's executable
+    deduplication.
+
+    Functions are identical when their attributes other than the name
+    (type, argument attributes, `gpu.kernel`, known block sizes, ...) are
+    equal and their bodies are equivalent op for op (locations aside):
+    anything that tells two kernels apart in what they compute or report
+    (a bounds-check number, an index-check code, a constant) is in the
+    body, so those stay apart. Only functions the program alone can refer
+    to are merged: private functions, and functions in a nested symbol
+    table (a `gpu.module`), whose references are all in the module. A merge
+    can make callers identical (two packed wrappers that now call one
+    kernel), so it repeats until nothing merges. The function kept is the
+    first in its symbol table.
+  }];
+  let statistics = [
+    Statistic<"numMerged", "functions-merged",
+              "Functions replaced by an identical one">,
+  ];
+}
+
 #endif // GRAPHPART_TRANSFORMS_PASSES_TD
