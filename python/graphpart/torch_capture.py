@@ -19,6 +19,7 @@ input at the end of the graph, as make_fx records it. Its symbolic sizes
 (dynamic dims) keep their ranges; sizes computed from them (sym_size and
 arithmetic nodes) are folded into the sizes that use them.
 """
+import contextlib
 import operator
 import os
 import re
@@ -265,11 +266,35 @@ def _generalize(first, second, size):
     return merged
 
 
+@contextlib.contextmanager
+def _composite_attention():
+    """Traces nn.MultiheadAttention and nn.TransformerEncoderLayer as their
+    composite ops (linear, softmax, layer norm), not as the fused inference
+    fast paths they take with autograd off (aten::_native_multi_head_attention,
+    aten::_transformer_encoder_layer_fwd), which are one opaque kernel each
+    and have no conversion."""
+    import torch
+    mha = getattr(torch.backends, "mha", None)
+    if mha is not None and hasattr(mha, "set_fastpath_enabled"):
+        previous = mha.get_fastpath_enabled()
+        mha.set_fastpath_enabled(False)
+        try:
+            yield
+        finally:
+            mha.set_fastpath_enabled(previous)
+    else:
+        # PyTorch before 2.2 has no switch; its fast paths are only taken
+        # when autograd is off or nothing requires grad.
+        with torch.enable_grad():
+            yield
+
+
 def _trace(fn, example_inputs, name):
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    traced = make_fx(fn)(*example_inputs)
+    with _composite_attention():
+        traced = make_fx(fn)(*example_inputs)
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
     constants, constant_dtypes, values = {}, {}, {}
@@ -671,8 +696,9 @@ def _export(fn, example_inputs, name, dynamic):
             {d: s0 for d in dynamic[i]} if i in dynamic else None
             for i in range(len(example_inputs)))
     try:
-        exported = torch.export.export(module, tuple(example_inputs),
-                                       dynamic_shapes=dynamic_shapes)
+        with _composite_attention():
+            exported = torch.export.export(module, tuple(example_inputs),
+                                           dynamic_shapes=dynamic_shapes)
         exported = exported.run_decompositions(*_kept_ops())
     except Exception as error:  # export's own errors, whatever their type
         raise fmt.GraphError("torch.export failed: %s: %s"

@@ -57,7 +57,8 @@ UNUSED_SKIPPED = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
 VIEW_OPS = {"aten::t", "aten::transpose", "aten::permute", "aten::view",
             "aten::reshape", "aten::_unsafe_view", "aten::unsqueeze",
             "aten::squeeze", "aten::expand", "aten::slice", "aten::select",
-            "aten::split", "aten::split_with_sizes", "aten::detach",
+            "aten::split", "aten::split_with_sizes", "aten::unsafe_split",
+            "aten::unsafe_split_with_sizes", "aten::detach",
             "aten::alias", "aten::narrow", "aten::diagonal",
             "aten::as_strided", "aten::unfold", "aten::unbind"}
 # Views that are their base itself when their shape is the base's.
@@ -201,6 +202,9 @@ OPS = {
     "aten::ge": compare("oge"),
     "aten::split": split,
     "aten::split_with_sizes": split,
+    # Split without autograd's view tracking (LSTM and GRU cells).
+    "aten::unsafe_split": split,
+    "aten::unsafe_split_with_sizes": split,
     "aten::rsub": rsub,
     "aten::clamp": clamp,
     "aten::clamp_min": lambda c, a, k: clamp(c, [a[0], a[1], None], {}),

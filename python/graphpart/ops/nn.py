@@ -91,18 +91,25 @@ def native_dropout_backward(c, args, kwargs):
 
 
 def batch_norm(names):
-    """Batch norm in inference: (x - mean) / sqrt(var + eps) * w + b over
-    dimension 1; the saved statistics (empty in inference) as empty
-    tensors. `names` are the op's operands after x."""
+    """Batch norm: (x - mean) / sqrt(var + eps) * w + b over dimension 1.
+    In inference the statistics are the running ones and the saved
+    statistics empty tensors. In training mode without running statistics
+    (instance norm, which PyTorch computes as a batch norm of the reshaped
+    input, and batch norm with track_running_stats=False) they are the
+    batch's: mean and biased variance over every dimension but 1, saved as
+    the mean and 1/std. Training with running statistics would also update
+    them in place, which is refused. `names` are the op's operands after
+    x."""
     def convert(c, args, kwargs):
         x = c.value(args[0])
         given = dict(zip(names, args[1:]))
         given.update(kwargs)
-        if given.get("training"):
-            raise c.error("batch norm in training mode (it updates the "
-                          "running statistics) is not supported: export "
-                          "the model in eval mode")
-        if given.get("running_mean") is None:
+        training = bool(given.get("training"))
+        if training and given.get("running_mean") is not None:
+            raise c.error("batch norm in training mode with running "
+                          "statistics (it updates them) is not supported: "
+                          "export the model in eval mode")
+        if not training and given.get("running_mean") is None:
             raise c.error("batch norm without running statistics")
         rank = len(x.shape)
         channels = [x.shape[1]] + [1] * (rank - 2)
@@ -111,10 +118,15 @@ def batch_norm(names):
             value = given.get(name)
             return None if value is None else c.reshape(c.value(value),
                                                         channels)
-        mean, var = per_channel("running_mean"), per_channel("running_var")
         weight, bias = per_channel("weight"), per_channel("bias")
         eps = float(given.get("eps", 1e-5))
-        out = c.elementwise([x, mean, var, eps], lambda n: (
+        if training:
+            mean, var = batch_statistics(c, c.cast(x, "f32"))
+            mean_c, var_c = c.reshape(mean, channels), c.reshape(var, channels)
+        else:
+            mean_c = per_channel("running_mean")
+            var_c = per_channel("running_var")
+        out = c.elementwise([x, mean_c, var_c, eps], lambda n: (
             ["%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
              "%%v = arith.addf %s, %s : f32" % (n[2], n[3]),
              "%inv = math.rsqrt %v : f32",
@@ -124,12 +136,33 @@ def batch_norm(names):
         if bias is not None:
             out = c.elementwise([out, bias], lambda n: op2("arith.addf", n))
         saved = []
-        for o in c.node["outputs"][1:]:
+        for index, o in enumerate(c.node["outputs"][1:]):
             elem = ELEMENT_TYPES.get(o["dtype"])
+            if training and index < 2:
+                saved.append(mean if index == 0 else c.elementwise(
+                    [var, eps], lambda n: (
+                        ["%%s = arith.addf %s, %s : f32" % tuple(n),
+                         "%r = math.rsqrt %s : f32"], "%r")))
+                continue
             saved.append(None if elem is None else Value(
                 c.filled(o["shape"], 0, elem), o["shape"], elem=elem))
         return [out] + saved
     return convert
+
+
+def batch_statistics(c, x):
+    """The mean and biased variance of `x` per index of dimension 1, over
+    every other dimension (shape [C])."""
+    dims = [0] + list(range(2, len(x.shape)))
+    count = c.count([x.shape[d] for d in dims])
+    divide = lambda n: op2("arith.divf", n)
+    mean = c.elementwise([c.reduce(x, dims, "sum"), count], divide)
+    centered = c.elementwise([x, c.keepdim(mean, x.shape, dims)],
+                             lambda n: op2("arith.subf", n))
+    squared = c.elementwise([centered], lambda n: (
+        ["%%r = arith.mulf %s, %s : f32" % (n[0], n[0])], "%r"))
+    var = c.elementwise([c.reduce(squared, dims, "sum"), count], divide)
+    return mean, var
 
 
 def group_norm(c, args, kwargs):

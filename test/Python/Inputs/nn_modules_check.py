@@ -1,0 +1,85 @@
+"""torch.nn modules users run for inference under torch.no_grad, compiled
+with graphpart.compile for the host and checked against PyTorch eager:
+multi-head attention and a transformer encoder layer (traced as their
+composite ops, not the fused fast paths they take with autograd off),
+instance norm and batch norm without running statistics (batch norm in
+training mode over the batch's statistics), and a GRU cell's split gates.
+
+    nn_modules_check.py RUNTIME GP_COMPILE WORK
+"""
+import os
+import sys
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "python"))
+import graphpart  # noqa: E402
+
+runtime, gp_compile, work = sys.argv[1:4]
+torch.manual_seed(0)
+
+
+class Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 12, 3, padding=1)
+        self.instance = nn.InstanceNorm1d(12, affine=True)
+        self.batch = nn.BatchNorm1d(12, track_running_stats=False)
+        self.plain = nn.InstanceNorm2d(3)
+
+    def forward(self, x, image):
+        y = self.batch(F.silu(self.instance(self.conv(x))))
+        return y, self.plain(image)
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+cases = [
+    ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
+    ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
+    ("encoder", nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0,
+                                           batch_first=True).eval(),
+     [torch.randn(2, 5, 16)]),
+    ("encoder_gelu_norm_first", nn.TransformerEncoderLayer(
+        16, 2, 24, dropout=0.0, activation="gelu", batch_first=True,
+        norm_first=True).eval(), [torch.randn(3, 4, 16)]),
+]
+failures = 0
+for name, model, inputs in cases:
+    with torch.no_grad():
+        want = model(*inputs)
+        compiled = graphpart.compile(
+            model, inputs, target="host", work_dir=os.path.join(work, name),
+            gp_compile=gp_compile, runtime_library=runtime)
+        # Other values than the example's: nothing baked in.
+        fresh = [torch.randn_like(i) for i in inputs]
+        want_fresh = model(*fresh)
+        got, got_fresh = compiled(*inputs), compiled(*fresh)
+    for expected, actual in ((want, got), (want_fresh, got_fresh)):
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        actual = actual if isinstance(actual, tuple) else (actual,)
+        error = max(float((e - a).abs().max())
+                    for e, a in zip(expected, actual))
+        ok = len(expected) == len(actual) and error <= 1e-5
+        failures += not ok
+        print("%s %s: max error %.2g" % (name, "ok" if ok else "FAILED",
+                                          error))
+    # The fused fast paths never reach the graph.
+    graph = open(os.path.join(work, name, "graph", "graph.json")).read()
+    for fused in ("_native_multi_head_attention",
+                  "_transformer_encoder_layer_fwd"):
+        if fused in graph:
+            print("%s FAILED: the graph has aten::%s" % (name, fused))
+            failures += 1
+print("nn modules: %d failure(s)" % failures)
+sys.exit(1 if failures else 0)
