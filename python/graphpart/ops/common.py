@@ -83,11 +83,12 @@ def tensor_type(shape, elem="f32"):
 
 
 def literal(value, elem):
-    """`value` as an MLIR constant of `elem`."""
+    """`value` as an MLIR constant of `elem`, written before ` : elem`
+    (`arith.constant 1 : i1`: `true : i1` does not parse)."""
     if elem == "i64":
         return "%d" % int(value)
     if elem == "i1":
-        return "true" if value else "false"
+        return "1" if value else "0"
     return float_literal(value)
 
 

@@ -151,3 +151,41 @@ def arange(c, args, kwargs):
                     "%m = arith.mulf %if, %step : f32",
                     "%r = arith.addf %m, %start : f32"], "%r"
     return c.generic(shape, [], body, init=init, out_elem=elem)
+
+
+def linspace(c, args, kwargs):
+    """linspace(start, end, steps): as PyTorch computes it, the first half
+    from start up and the second from end down by the step (end - start)
+    / (steps - 1), in f32 (int64 results are those values truncated)."""
+    start = args[0] if args else kwargs.get("start")
+    end = args[1] if len(args) > 1 else kwargs.get("end")
+    steps = args[2] if len(args) > 2 else kwargs.get("steps")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+               for v in (start, end)) or not isinstance(steps, int):
+        raise c.error("linspace takes number bounds and a static step count")
+    (output,) = c.node["outputs"]
+    elem = ELEMENT_TYPES[output["dtype"]]
+    init = c.empty(output["shape"], elem, c.gp_device(kwargs.get("device")))
+    step = (float(end) - float(start)) / (steps - 1) if steps > 1 else 0.0
+
+    def body(a, o):
+        lines = ["%i = linalg.index 0 : index",
+                 "%ii = arith.index_cast %i : index to i64",
+                 "%%half = arith.constant %d : i64" % (steps // 2),
+                 "%%last = arith.constant %d : i64" % (steps - 1),
+                 "%low = arith.cmpi slt, %ii, %half : i64",
+                 "%back = arith.subi %last, %ii : i64",
+                 "%if = arith.sitofp %ii : i64 to f32",
+                 "%bf = arith.sitofp %back : i64 to f32",
+                 "%%step = arith.constant %s : f32" % float_literal(step),
+                 "%%start = arith.constant %s : f32" % float_literal(start),
+                 "%%end = arith.constant %s : f32" % float_literal(end),
+                 "%up = arith.mulf %if, %step : f32",
+                 "%from_start = arith.addf %start, %up : f32",
+                 "%down = arith.mulf %bf, %step : f32",
+                 "%from_end = arith.subf %end, %down : f32",
+                 "%v = arith.select %low, %from_start, %from_end : f32"]
+        if elem == "i64":
+            return lines + ["%r = arith.fptosi %v : f32 to i64"], "%r"
+        return lines, "%v"
+    return c.generic(output["shape"], [], body, init=init, out_elem=elem)

@@ -288,11 +288,12 @@ def bitwise_not(c, args, kwargs):
         out_elem="i64", scalar_elem="i64")
 
 
-def bitwise(op):
-    """bitwise_and/or/xor of bools or int64s (and ints beside them)."""
+def bitwise(op, booleans=True):
+    """bitwise_and/or/xor of bools or int64s (and ints beside them); the
+    shifts (`booleans` false) of int64s."""
     def convert(c, args, kwargs):
         values = [c.value(a) for a in args[:2] if isinstance(a, dict)]
-        if all(v.elem == "i1" for v in values) and all(
+        if booleans and all(v.elem == "i1" for v in values) and all(
                 isinstance(a, (dict, bool)) for a in args[:2]):
             operands = [c.value(a) if isinstance(a, dict) else a
                         for a in args[:2]]

@@ -10,7 +10,7 @@ from .common import (HALF_TYPES, Unusable, Value, dims_arg, dims_map,
                      float_literal, from_product, is_static, literal, op2,
                      product, tensor_type)
 from .pointwise import binary
-from .views import cat_values
+from .views import cat_values, sliced
 
 
 def reduction(kind, mean=False):
@@ -354,6 +354,13 @@ def topk(c, args, kwargs):
     rank = len(x.shape)
     dim = (args[2] if len(args) > 2 else kwargs.get("dim", -1)) % rank
     largest = args[3] if len(args) > 3 else kwargs.get("largest", True)
+    return top_values(c, x, k, dim, largest)
+
+
+def top_values(c, x, k, dim, largest):
+    """The k largest (or smallest) values of `x` along `dim` and their
+    int64 indices, in order (topk)."""
+    rank = len(x.shape)
     if not isinstance(k, int) or not 0 <= k <= 64:
         raise c.error("topk needs a static k of at most 64, got %r" % (k,))
     if x.elem not in ("f32",) + HALF_TYPES:
@@ -383,6 +390,43 @@ def topk(c, args, kwargs):
         return [Value(c.filled(shape, 0.0), shape),
                 Value(c.filled(shape, 0, "i64"), shape, elem="i64")]
     return [cat_values(c, values, dim), cat_values(c, indices, dim)]
+
+
+def kth_smallest(kind):
+    """kthvalue(x, k, dim=-1, keepdim=False) and median(x, dim, keepdim)
+    (the lower median, the ((n - 1) // 2 + 1)-th smallest) with their
+    int64 indices; median(x) of all elements, a 0-d value. The k smallest
+    are found as topk finds them (at most 64 along the dimension)."""
+    def convert(c, args, kwargs):
+        x = c.value(args[0])
+        rest = list(args[1:])
+        if kind == "kthvalue":
+            k = rest.pop(0) if rest else kwargs.get("k")
+        whole = kind == "median" and not rest and "dim" not in kwargs
+        if whole:
+            x = c.reshape(x, [from_product(product(x.shape))])
+            dim, keep = 0, False
+        else:
+            dim = rest[0] if rest else kwargs.get("dim", -1)
+            keep = rest[1] if len(rest) > 1 else kwargs.get("keepdim", False)
+        rank = len(x.shape)
+        dim %= rank
+        n = x.shape[dim]
+        if not is_static(n) or n > 64:
+            raise c.error("%s along %s elements is not supported (a static "
+                          "size of at most 64)" % (kind, n))
+        if kind == "median":
+            k = (n - 1) // 2 + 1
+        if not isinstance(k, int) or not 1 <= k <= n:
+            raise c.error("kthvalue's k is %r, outside [1, %d]" % (k, n))
+        values, indices = top_values(c, x, k, dim, False)
+        picked = [sliced(c, v, dim, k - 1, k, 1) for v in (values, indices)]
+        shape = [s for i, s in enumerate(x.shape) if i != dim]
+        if keep:
+            shape = [1 if i == dim else s for i, s in enumerate(x.shape)]
+        picked = [c.reshape(v, shape) for v in picked]
+        return picked[0] if whole else picked
+    return convert
 
 
 def sort(c, args, kwargs):

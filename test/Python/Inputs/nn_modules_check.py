@@ -3,7 +3,9 @@ with graphpart.compile for the host and checked against PyTorch eager:
 multi-head attention and a transformer encoder layer (traced as their
 composite ops, not the fused fast paths they take with autograd off),
 instance norm and batch norm without running statistics (batch norm in
-training mode over the batch's statistics), and a GRU cell's split gates.
+training mode over the batch's statistics); and tensor ops models use:
+median and kthvalue with their indices, linspace, int64 shifts, a boolean
+triangle mask.
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -44,12 +46,23 @@ class Attention(nn.Module):
         return self.attention(x, x, x, need_weights=False)[0]
 
 
+class TensorOps(nn.Module):
+    def forward(self, x, ids):
+        mask = torch.ones(x.shape[0], x.shape[0], dtype=torch.bool).triu(1)
+        scores = x[:, :x.shape[0]].masked_fill(mask, float("-inf"))
+        return (*x.median(1, keepdim=True), *x.kthvalue(3, 0), x.median(),
+                torch.linspace(-2, 5, 7), scores.softmax(-1),
+                (ids << 2) + (ids >> 1))
+
+
 cases = [
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
     ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
     ("encoder", nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0,
                                            batch_first=True).eval(),
      [torch.randn(2, 5, 16)]),
+    ("tensor_ops", TensorOps(), [torch.randn(5, 6),
+                                 torch.randint(0, 1000, (7,))]),
     ("encoder_gelu_norm_first", nn.TransformerEncoderLayer(
         16, 2, 24, dropout=0.0, activation="gelu", batch_first=True,
         norm_first=True).eval(), [torch.randn(3, 4, 16)]),
@@ -62,13 +75,14 @@ for name, model, inputs in cases:
             model, inputs, target="host", work_dir=os.path.join(work, name),
             gp_compile=gp_compile, runtime_library=runtime)
         # Other values than the example's: nothing baked in.
-        fresh = [torch.randn_like(i) for i in inputs]
+        fresh = [torch.randn_like(i) if i.is_floating_point() else
+                 torch.randint_like(i, 0, 1000) for i in inputs]
         want_fresh = model(*fresh)
         got, got_fresh = compiled(*inputs), compiled(*fresh)
     for expected, actual in ((want, got), (want_fresh, got_fresh)):
         expected = expected if isinstance(expected, tuple) else (expected,)
         actual = actual if isinstance(actual, tuple) else (actual,)
-        error = max(float((e - a).abs().max())
+        error = max(float((e.double() - a.double()).abs().max())
                     for e, a in zip(expected, actual))
         ok = len(expected) == len(actual) and error <= 1e-5
         failures += not ok
