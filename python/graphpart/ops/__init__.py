@@ -18,7 +18,8 @@ from .indexing import (embedding, embedding_bag, gather, index, index_fill,
 from .linalg import (addbmm, addmm, addmv, attention, cuda_attention,
                      general_matmul, linear, outer, triangle, vector_product)
 from .nn import (batch_norm, group_norm, native_dropout,
-                 native_dropout_backward, native_layer_norm, rms_norm)
+                 native_dropout_backward, native_layer_norm, nll_loss,
+                 pointwise_loss, rms_norm)
 from .pointwise import (addc_lines, binary, bitwise, bitwise_not, clamp,
                         classify, compare, copysign_lines, elu, erf_lines,
                         erfc_lines, erfinv_lines, glu, ldexp_lines,
@@ -168,6 +169,13 @@ OPS = {
     "aten::miopen_batch_norm": batch_norm(
         ["weight", "bias", "running_mean", "running_var", "training",
          "momentum", "eps"]),
+    "aten::nll_loss_forward": nll_loss,
+    "aten::nll_loss2d_forward": nll_loss,
+    "aten::mse_loss": pointwise_loss("mse"),
+    "aten::l1_loss": pointwise_loss("l1"),
+    "aten::smooth_l1_loss": pointwise_loss("smooth_l1"),
+    "aten::huber_loss": pointwise_loss("huber"),
+    "aten::binary_cross_entropy_with_logits": pointwise_loss("bce_logits"),
     "aten::_softmax": softmax(log=False),
     "aten::softmax": softmax(log=False),
     "aten::_log_softmax": softmax(log=True),

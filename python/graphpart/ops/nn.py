@@ -3,7 +3,8 @@ inference (the cudnn/miopen forms Dynamo's CUDA graphs record included),
 group norm, and dropout (native_dropout, drawn afresh on every call, and
 its backward).
 """
-from .common import ELEMENT_TYPES, Value, from_product, is_static, op2, product
+from .common import (ELEMENT_TYPES, Value, float_literal, from_product,
+                     is_static, op2, product)
 
 
 def native_layer_norm(c, args, kwargs):
@@ -204,3 +205,147 @@ def group_norm(c, args, kwargs):
         y = c.elementwise([y, c.reshape(bias, per_channel)],
                           lambda n: op2("arith.addf", n))
     return [y, mean, rstd]
+
+
+def nll_loss(c, args, kwargs):
+    """nll_loss_forward / nll_loss2d_forward(x, target, weight, reduction,
+    ignore_index), what cross_entropy ends in: per sample, minus x at its
+    target class (dimension 1 of x) times that class's weight, 0 where the
+    target is ignore_index; then none (0), mean over the weights (1) or sum
+    (2); also the total weight. A target outside [0, classes) that is not
+    ignore_index fails the call, as PyTorch raises."""
+    x = c.cast(c.value(args[0]), "f32")
+    target = c.value(args[1])
+    weight = c.value(args[2]) if len(args) > 2 and args[2] is not None \
+        else None
+    reduction = args[3] if len(args) > 3 else kwargs.get("reduction", 1)
+    ignore = args[4] if len(args) > 4 else kwargs.get("ignore_index", -100)
+    if len(x.shape) == 1:
+        x = c.reshape(x, [1] + list(x.shape))
+        target = c.reshape(target, [1])
+    classes = x.shape[1]
+    if not is_static(classes):
+        raise c.error("nll_loss over a symbolic number of classes")
+    rank = len(x.shape)
+    sample = ["d0"] + ["d%d" % i for i in range(2, rank)]
+    # Ignored targets are checked as class 0.
+    kept = c.elementwise([target], lambda n: (
+        ["%%ignore = arith.constant %d : i64" % ignore,
+         "%zero = arith.constant 0 : i64",
+         "%%skip = arith.cmpi eq, %s, %%ignore : i64" % n[0],
+         "%%r = arith.select %%skip, %%zero, %s : i64" % n[0]], "%r"),
+        out_elem="i64", scalar_elem="i64")
+    c.check_indices(kept, classes, lo=0)
+    inputs = [(x, ["d%d" % i for i in range(rank)]), (target, sample)]
+    if weight is not None:
+        inputs.append((c.cast(weight, "f32"), ["d1"]))
+
+    def picked(negate):
+        def body(a, o):
+            lines = ["%class = linalg.index 1 : index",
+                     "%ci = arith.index_cast %class : index to i64",
+                     "%%ignore = arith.constant %d : i64" % ignore,
+                     "%%hit = arith.cmpi eq, %%ci, %s : i64" % a[1],
+                     "%%kept = arith.cmpi ne, %s, %%ignore : i64" % a[1],
+                     "%on = arith.andi %hit, %kept : i1",
+                     "%zero = arith.constant 0.000000000e+00 : f32",
+                     "%one = arith.constant 1.000000000e+00 : f32"]
+            w = a[2] if weight is not None else "%one"
+            if negate:
+                lines += ["%%m = arith.mulf %s, %s : f32" % (a[0], w),
+                          "%v = arith.negf %m : f32"]
+            else:
+                lines += ["%%v = arith.addf %s, %%zero : f32" % w]
+            return lines + ["%r = arith.select %on, %v, %zero : f32"], "%r"
+        full = c.generic(x.shape, inputs, body)
+        return c.reduce(full, [1], "sum")
+    losses, weights = picked(True), picked(False)
+    total = c.reduce(weights, [], "sum")
+    if reduction == 0:
+        out = losses
+    elif reduction == 2:
+        out = c.reduce(losses, [], "sum")
+    elif reduction == 1:
+        out = c.elementwise([c.reduce(losses, [], "sum"), total],
+                            lambda n: op2("arith.divf", n))
+    else:
+        raise c.error("nll_loss reduction %r" % (reduction,))
+    return [out, total]
+
+
+def _reduced(c, losses, reduction):
+    """A loss's reduction: none (0), mean (1) or sum (2)."""
+    if reduction == 0:
+        return losses
+    total = c.reduce(losses, [], "sum")
+    if reduction == 2:
+        return total
+    if reduction == 1:
+        return c.elementwise([total, c.count(losses.shape)],
+                             lambda n: op2("arith.divf", n))
+    raise c.error("loss reduction %r" % (reduction,))
+
+
+def pointwise_loss(kind):
+    """mse_loss, l1_loss, smooth_l1_loss (beta), huber_loss (delta) of x
+    and target, and binary_cross_entropy_with_logits (weight, pos_weight),
+    each with its reduction, as PyTorch's formulas."""
+    def convert(c, args, kwargs):
+        x, y = c.value(args[0]), c.value(args[1])
+        rest = list(args[2:])
+        if kind == "bce_logits":
+            weight = rest[0] if rest else kwargs.get("weight")
+            pos_weight = rest[1] if len(rest) > 1 else kwargs.get("pos_weight")
+            reduction = rest[2] if len(rest) > 2 else kwargs.get("reduction", 1)
+            p = c.value(pos_weight) if pos_weight is not None else 1.0
+            # (1 - y) x + (1 + (p - 1) y) (log(1 + exp(-|x|)) + max(-x, 0))
+            losses = c.elementwise([x, y, p], lambda n: (
+                ["%one = arith.constant 1.000000000e+00 : f32",
+                 "%zero = arith.constant 0.000000000e+00 : f32",
+                 "%%omy = arith.subf %%one, %s : f32" % n[1],
+                 "%%a = arith.mulf %%omy, %s : f32" % n[0],
+                 "%%pm1 = arith.subf %s, %%one : f32" % n[2],
+                 "%%py = arith.mulf %%pm1, %s : f32" % n[1],
+                 "%lw = arith.addf %one, %py : f32",
+                 "%%ax = math.absf %s : f32" % n[0],
+                 "%nax = arith.negf %ax : f32",
+                 "%e = math.exp %nax : f32",
+                 "%l1p = math.log1p %e : f32",
+                 "%%nx = arith.negf %s : f32" % n[0],
+                 "%m = arith.maximumf %nx, %zero : f32",
+                 "%s = arith.addf %l1p, %m : f32",
+                 "%b = arith.mulf %lw, %s : f32",
+                 "%r = arith.addf %a, %b : f32"], "%r"))
+            if weight is not None:
+                losses = c.elementwise([losses, c.value(weight)],
+                                       lambda n: op2("arith.mulf", n))
+            return _reduced(c, losses, reduction)
+        reduction = rest[0] if rest else kwargs.get("reduction", 1)
+        parameter = float(rest[1] if len(rest) > 1 else
+                          kwargs.get("beta", kwargs.get("delta", 1.0)))
+        def body(n):
+            lines = ["%%d = arith.subf %s, %s : f32" % (n[0], n[1]),
+                     "%a = math.absf %d : f32",
+                     "%sq = arith.mulf %d, %d : f32",
+                     "%%k = arith.constant %s : f32" % float_literal(parameter),
+                     "%half = arith.constant 5.000000000e-01 : f32"]
+            if kind == "mse":
+                return lines, "%sq"
+            if kind == "l1":
+                return lines, "%a"
+            lines.append("%small = arith.cmpf olt, %a, %k : f32")
+            if kind == "smooth_l1":
+                # |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta.
+                lines += ["%hs = arith.mulf %half, %sq : f32",
+                          "%q = arith.divf %hs, %k : f32",
+                          "%hk = arith.mulf %half, %k : f32",
+                          "%l = arith.subf %a, %hk : f32"]
+            else:
+                # huber: |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta).
+                lines += ["%q = arith.mulf %half, %sq : f32",
+                          "%hk = arith.mulf %half, %k : f32",
+                          "%am = arith.subf %a, %hk : f32",
+                          "%l = arith.mulf %k, %am : f32"]
+            return lines + ["%r = arith.select %small, %q, %l : f32"], "%r"
+        return _reduced(c, c.elementwise([x, y], body), reduction)
+    return convert

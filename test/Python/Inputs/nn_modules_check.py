@@ -55,12 +55,29 @@ class TensorOps(nn.Module):
                 (ids << 2) + (ids >> 1))
 
 
+class Losses(nn.Module):
+    def forward(self, x, y, target, weight):
+        return (F.cross_entropy(x, target),
+                F.cross_entropy(x, target, weight=weight, reduction="sum"),
+                F.nll_loss(x.log_softmax(1), target, reduction="none",
+                           ignore_index=2),
+                F.cross_entropy(x.view(2, 3, 6).transpose(1, 2),
+                                target.view(2, 3), label_smoothing=0.0),
+                F.mse_loss(x, y, reduction="none"),
+                F.smooth_l1_loss(x, y, beta=0.5, reduction="sum"),
+                F.huber_loss(x, y, delta=0.7),
+                F.binary_cross_entropy_with_logits(
+                    x, y.sigmoid(), weight=weight, pos_weight=weight * 2))
+
+
 cases = [
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
     ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
     ("encoder", nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0,
                                            batch_first=True).eval(),
      [torch.randn(2, 5, 16)]),
+    ("losses", Losses(), [torch.randn(6, 6) * 3, torch.randn(6, 6),
+                          torch.tensor([0, 2, 5, 1, 2, 3]), torch.rand(6)]),
     ("tensor_ops", TensorOps(), [torch.randn(5, 6),
                                  torch.randint(0, 1000, (7,))]),
     ("encoder_gelu_norm_first", nn.TransformerEncoderLayer(
@@ -76,17 +93,20 @@ for name, model, inputs in cases:
             gp_compile=gp_compile, runtime_library=runtime)
         # Other values than the example's: nothing baked in.
         fresh = [torch.randn_like(i) if i.is_floating_point() else
-                 torch.randint_like(i, 0, 1000) for i in inputs]
+                 torch.randint_like(i, 0, 1000 if name != "losses" else 6)
+                 for i in inputs]
         want_fresh = model(*fresh)
         got, got_fresh = compiled(*inputs), compiled(*fresh)
     for expected, actual in ((want, got), (want_fresh, got_fresh)):
         expected = expected if isinstance(expected, tuple) else (expected,)
         actual = actual if isinstance(actual, tuple) else (actual,)
-        error = max(float((e.double() - a.double()).abs().max())
+        # Relative to the value: the losses sum many terms.
+        error = max(float(((e.double() - a.double()).abs() /
+                           (1 + e.double().abs())).max())
                     for e, a in zip(expected, actual))
         ok = len(expected) == len(actual) and error <= 1e-5
         failures += not ok
-        print("%s %s: max error %.2g" % (name, "ok" if ok else "FAILED",
+        print("%s %s: max relative error %.2g" % (name, "ok" if ok else "FAILED",
                                           error))
     # The fused fast paths never reach the graph.
     graph = open(os.path.join(work, name, "graph", "graph.json")).read()
@@ -95,5 +115,18 @@ for name, model, inputs in cases:
         if fused in graph:
             print("%s FAILED: the graph has aten::%s" % (name, fused))
             failures += 1
+# A class index outside the classes fails the call, as PyTorch raises.
+examples = {name: inputs for name, _, inputs in cases}
+losses = graphpart.compile(Losses(), examples["losses"], target="host",
+                           work_dir=os.path.join(work, "losses_bad"),
+                           gp_compile=gp_compile, runtime_library=runtime)
+bad = list(examples["losses"])
+bad[2] = torch.tensor([0, 2, 6, 1, 2, 3])
+try:
+    losses(*bad)
+    print("losses FAILED: a target of 6 among 6 classes was accepted")
+    failures += 1
+except graphpart.GraphError as error:
+    print("bad target:", str(error).splitlines()[0])
 print("nn modules: %d failure(s)" % failures)
 sys.exit(1 if failures else 0)
