@@ -37,6 +37,7 @@ from .reductions import (argmax, count_nonzero, cumulative, kth_smallest,
                          logcumsumexp,
                          logsumexp,
                          max_dim, nan_reduction, reduction,
+                         repeat_interleave,
                          softmax, sort, topk, truth_reduction, variance,
                          vector_norm)
 from .scalars import HOST_SCALAR_OPS, item
@@ -330,6 +331,7 @@ OPS = {
     "aten::topk": topk,
     "aten::sort": sort,
     "aten::kthvalue": kth_smallest("kthvalue"),
+    "aten::repeat_interleave": repeat_interleave,
     "aten::median": kth_smallest("median"),
     "aten::argsort": sort,
     "aten::argmax": argmax(True),

@@ -495,3 +495,38 @@ def count_nonzero(c, args, kwargs):
             ["%%r = arith.cmpf une, %s, %s : f32" % tuple(n)], "%r"),
             out_elem="i1")
     return c.reduce(nonzero, dims, "sum")
+
+
+def repeat_interleave(c, args, kwargs):
+    """repeat_interleave(repeats) of a 1-D int64 tensor (what
+    x.repeat_interleave(n, dim) records before index_select): index k
+    repeated repeats[k] times. Element i is the number of inclusive
+    prefix sums of repeats at or below i; the output's length is the one
+    the graph records, and a call whose counts sum to another length fails
+    (through the index checks: "outside [n, n + 1)") rather than drop or
+    invent elements."""
+    repeats = c.value(args[0])
+    if len(repeats.shape) != 1 or repeats.elem != "i64":
+        raise c.error("repeat_interleave of a 1-D int64 tensor of counts")
+    (output,) = c.node["outputs"]
+    length = output["shape"][0]
+    ends = cumulate(c, repeats, 0, "sum")
+    if is_static(length) and is_static(repeats.shape[0]):
+        total = c.reshape(sliced(c, ends, 0, repeats.shape[0] - 1,
+                                 repeats.shape[0], 1), [1]) \
+            if repeats.shape[0] else c.reshape(
+                Value(c.filled([1], 0, "i64"), [1], elem="i64"), [1])
+        c.check_indices(total, length + 1, lo=length)
+    init = c.filled([length], 0, "i64", device=repeats.device)
+
+    def body(a, o):
+        return ["%i = linalg.index 0 : index",
+                "%ii = arith.index_cast %i : index to i64",
+                "%%past = arith.cmpi sle, %s, %%ii : i64" % a[0],
+                "%one = arith.constant 1 : i64",
+                "%zero = arith.constant 0 : i64",
+                "%step = arith.select %past, %one, %zero : i64",
+                "%%r = arith.addi %s, %%step : i64" % o], "%r"
+    return c.generic([length], [(ends, ["d1"])], body, init=init,
+                     iterators=["parallel", "reduction"], out_map=["d0"],
+                     out_elem="i64")
