@@ -94,9 +94,9 @@ inline std::string parseCaptureSizes(std::string_view text,
       // Decimal digits only: no sign, no space, no overflow.
       int64_t value = 0;
       bool valid = !part.empty() && part.size() <= 18;
-      for (char c : part) {
-        valid &= c >= '0' && c <= '9';
-        value = value * 10 + (c - '0');
+      for (size_t i = 0; valid && i < part.size(); ++i) {
+        valid = part[i] >= '0' && part[i] <= '9';
+        value = value * 10 + (part[i] - '0');
       }
       if (!valid)
         return "'" + std::string(entry) +
