@@ -469,3 +469,37 @@ def conv_transpose(c, x, weight, bias, out_shape, stride, padding, dilation,
         b = c.reshape(c.value(bias), [groups * fg] + [1] * count)
         result = c.elementwise([result, b], lambda n: op2("arith.addf", n))
     return result
+
+
+def im2col(c, args, kwargs):
+    """im2col(x, kernel_size, dilation, padding, stride), what F.unfold
+    records: x [N, C, H, W] (or [C, H, W]) zero-padded, each window a
+    column: out[n, (ch * kh + i) * kw + j, oy * ow + ox] =
+    x[n, ch, oy * sh + i * dh, ox * sw + j * dw]."""
+    x = c.value(args[0])
+    names = ["kernel_size", "dilation", "padding", "stride"]
+    given = dict(zip(names, args[1:]))
+    given.update(kwargs)
+    kernel = spatial_list(given.get("kernel_size"), 2)
+    dilation = spatial_list(given.get("dilation"), 2, 1)
+    padding = spatial_list(given.get("padding"), 2, 0)
+    stride = spatial_list(given.get("stride"), 2, 1)
+    batched = len(x.shape) == 4
+    if not batched:
+        x = c.reshape(x, [1] + list(x.shape))
+    if len(x.shape) != 4 or not all(is_static(d) for d in x.shape[1:]):
+        raise c.error("im2col of a [N, C, H, W] input with static C, H, W")
+    batch, channels, height, width = x.shape
+    out = [(size + 2 * pad - dil * (k - 1) - 1) // s + 1 for size, pad, dil,
+           k, s in zip((height, width), padding, dilation, kernel, stride)]
+    if min(out) < 1:
+        raise c.error("im2col: the windows do not fit in %s" % x.shape[2:])
+    x = pad_spatial(c, c.cast(x, "f32"), 2, padding, padding, 0.0)
+    # cols[n, ch, i, j, oy, ox]
+    cols = c.generic([batch, channels] + kernel + out, [(x, [
+        "d0", "d1", "d4 * %d + d2 * %d" % (stride[0], dilation[0]),
+        "d5 * %d + d3 * %d" % (stride[1], dilation[1])])],
+        lambda a, o: ([], a[0]))
+    shape = [batch, channels * kernel[0] * kernel[1], out[0] * out[1]]
+    cols = c.reshape(cols, shape)
+    return cols if batched else c.reshape(cols, shape[1:])

@@ -5,7 +5,7 @@ composite ops, not the fused fast paths they take with autograd off),
 instance norm and batch norm without running statistics (batch norm in
 training mode over the batch's statistics); and tensor ops models use:
 median and kthvalue with their indices, linspace, int64 shifts, a boolean
-triangle mask, repeat_interleave.
+triangle mask, repeat_interleave, unfold (im2col).
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -52,7 +52,9 @@ class TensorOps(nn.Module):
         scores = x[:, :x.shape[0]].masked_fill(mask, float("-inf"))
         return (*x.median(1, keepdim=True), *x.kthvalue(3, 0), x.median(),
                 torch.linspace(-2, 5, 7), scores.softmax(-1),
-                (ids << 2) + (ids >> 1), x.repeat_interleave(2, dim=0))
+                (ids << 2) + (ids >> 1), x.repeat_interleave(2, dim=0),
+                F.unfold(x.view(1, 2, 3, 5), (2, 3), dilation=(1, 2),
+                         padding=1, stride=(2, 1)))
 
 
 class Losses(nn.Module):
