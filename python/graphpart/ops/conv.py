@@ -243,14 +243,110 @@ def avg_pool(c, args, kwargs):
 
 def adaptive_avg_pool(c, args, kwargs):
     """adaptive_avg_pool: even windows (the input size a multiple of the
-    output size, as in ResNet's global pooling) as a mean over a reshape."""
+    output size, as in ResNet's global pooling) as a mean over a reshape;
+    other sizes as PyTorch's uneven windows (uneven_windows)."""
     x = c.value(args[0])
-    lead = len(x.shape) - len(args[1])
-    grouped, dims = adaptive_windows(c, x, list(args[1]))
+    outputs = list(args[1])
+    lead = len(x.shape) - len(outputs)
+    if not evenly_divided(x, outputs):
+        return uneven_windows(c, x, outputs, "avg")
+    grouped, dims = adaptive_windows(c, x, outputs)
     total = c.reduce(grouped, dims, "sum")
     return c.elementwise([total, float(product_of(
-        [x.shape[lead + i] // o for i, o in enumerate(args[1])]))],
+        [x.shape[lead + i] // o for i, o in enumerate(outputs)]))],
         lambda n: op2("arith.divf", n))
+
+
+def evenly_divided(x, outputs):
+    lead = len(x.shape) - len(outputs)
+    return all(is_static(x.shape[lead + i]) and x.shape[lead + i] % out == 0
+               for i, out in enumerate(outputs))
+
+
+def uneven_windows(c, x, outputs, kind):
+    """Adaptive pooling ("avg" or "max") where an input size is not a
+    multiple of the output's: window o of a dimension of size n pooled to
+    m covers [floor(o n / m), ceil((o + 1) n / m)), as PyTorch cuts them
+    (neighbouring windows may overlap). One generic over the outputs and
+    the longest window, the input padded so every read is inside it and
+    positions past a window's end masked out; a mean divides by each
+    window's own element count."""
+    x = c.cast(x, "f32")
+    count = len(outputs)
+    lead = len(x.shape) - count
+    sizes = x.shape[lead:]
+    if not all(is_static(s) for s in sizes):
+        raise c.error("adaptive pooling over symbolic sizes %s" % sizes)
+
+    def start(o, n, m):
+        return o * n // m
+
+    def end(o, n, m):
+        return -(-(o + 1) * n // m)
+    longest = [max(end(o, n, m) - start(o, n, m) for o in range(m))
+               for n, m in zip(sizes, outputs)]
+    neutral = 0.0 if kind == "avg" else -math.inf
+    padded = pad_spatial(c, x, count, [0] * count,
+                         [k - 1 for k in longest], neutral)
+    out_shape = list(x.shape[:lead]) + outputs
+    rank = len(out_shape)
+    x_map = ["d%d" % i for i in range(lead)] + [
+        "(d%d * %d) floordiv %d + d%d" % (lead + i, n, m, rank + i)
+        for i, (n, m) in enumerate(zip(sizes, outputs))]
+
+    def window_lines(i, n, m):
+        """Lines leaving %len<i>: window i's length at this output."""
+        o = "%%o%d" % i
+        return ["%s = linalg.index %d : index" % (o, lead + i),
+                "%%s%d = affine.apply affine_map<(d0) -> ((d0 * %d) floordiv "
+                "%d)>(%s)" % (i, n, m, o),
+                "%%e%d = affine.apply affine_map<(d0) -> ((d0 * %d + %d) "
+                "floordiv %d)>(%s)" % (i, n, n + m - 1, m, o),
+                "%%len%d = arith.subi %%e%d, %%s%d : index" % (i, i, i)]
+
+    def body(a, o):
+        lines, inside = [], []
+        for i, (n, m) in enumerate(zip(sizes, outputs)):
+            lines += window_lines(i, n, m)
+            lines += ["%%k%d = linalg.index %d : index" % (i, rank + i),
+                      "%%in%d_ = arith.cmpi slt, %%k%d, %%len%d : index"
+                      % (i, i, i)]
+            inside.append("%%in%d_" % i)
+        mask = inside[0]
+        for i, other in enumerate(inside[1:]):
+            lines.append("%%both%d = arith.andi %s, %s : i1" % (i, mask,
+                                                                other))
+            mask = "%%both%d" % i
+        lines += ["%%n = arith.constant %s : f32" % float_literal(neutral),
+                  "%%v = arith.select %s, %s, %%n : f32" % (mask, a[0])]
+        combine = "arith.addf" if kind == "avg" else "arith.maximumf"
+        return lines + ["%%r = %s %s, %%v : f32" % (combine, o)], "%r"
+    init = c.filled(out_shape, neutral, device=x.device)
+    # The window's loops get their bounds from an operand of that shape.
+    window = Value(c.empty(longest), longest)
+    pooled = c.generic(out_shape, [(padded, x_map), (window, [
+        "d%d" % (rank + i) for i in range(count)])], body, init=init,
+                       iterators=["parallel"] * rank + ["reduction"] * count,
+                       out_map=["d%d" % i for i in range(rank)])
+    if kind == "max":
+        return pooled
+
+    def counts(a, o):
+        lines, total = [], None
+        for i, (n, m) in enumerate(zip(sizes, outputs)):
+            lines += window_lines(i, n, m)
+            lines.append("%%l%d = arith.index_cast %%len%d : index to i64"
+                         % (i, i))
+            lines.append("%%f%d = arith.sitofp %%l%d : i64 to f32" % (i, i))
+            if total is None:
+                total = "%%f%d" % i
+            else:
+                lines.append("%%t%d = arith.mulf %s, %%f%d : f32"
+                             % (i, total, i))
+                total = "%%t%d" % i
+        return lines, total
+    divisors = c.generic(out_shape, [], counts)
+    return c.elementwise([pooled, divisors], lambda n: op2("arith.divf", n))
 
 
 def adaptive_windows(c, x, outputs):
@@ -274,6 +370,9 @@ def adaptive_max_pool(c, args, kwargs):
     """adaptive_max_pool{1,2,3}d over even windows; the indices are not
     computed."""
     x = c.value(args[0])
+    if not evenly_divided(x, list(args[1])):
+        return [uneven_windows(c, x, list(args[1]), "max"),
+                Unusable("adaptive max pooling's indices are not computed")]
     grouped, dims = adaptive_windows(c, x, list(args[1]))
     return [c.reduce(grouped, dims, "max"),
             Unusable("adaptive max pooling's indices are not computed")]

@@ -5,7 +5,8 @@ composite ops, not the fused fast paths they take with autograd off),
 instance norm and batch norm without running statistics (batch norm in
 training mode over the batch's statistics); and tensor ops models use:
 median and kthvalue with their indices, linspace, int64 shifts, a boolean
-triangle mask, repeat_interleave, unfold (im2col).
+triangle mask, repeat_interleave, unfold (im2col); adaptive pooling to
+sizes the input's are not multiples of.
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -72,6 +73,14 @@ class Losses(nn.Module):
                     x, y.sigmoid(), weight=weight, pos_weight=weight * 2))
 
 
+class UnevenPools(nn.Module):
+    def forward(self, image, seq, volume):
+        return (F.adaptive_avg_pool2d(image, (3, 3)),
+                F.adaptive_max_pool2d(image, (4, 2)),
+                F.adaptive_avg_pool1d(seq, 5), F.adaptive_max_pool1d(seq, 3),
+                F.adaptive_avg_pool3d(volume, (2, 3, 2)))
+
+
 cases = [
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
     ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
@@ -80,6 +89,9 @@ cases = [
      [torch.randn(2, 5, 16)]),
     ("losses", Losses(), [torch.randn(6, 6) * 3, torch.randn(6, 6),
                           torch.tensor([0, 2, 5, 1, 2, 3]), torch.rand(6)]),
+    ("uneven_pools", UnevenPools(), [torch.randn(2, 3, 10, 7),
+                                     torch.randn(2, 4, 11),
+                                     torch.randn(1, 2, 5, 7, 3)]),
     ("tensor_ops", TensorOps(), [torch.randn(5, 6),
                                  torch.randint(0, 1000, (7,))]),
     ("encoder_gelu_norm_first", nn.TransformerEncoderLayer(
