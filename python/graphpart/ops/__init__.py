@@ -6,7 +6,7 @@ argument (VIEW_OPS, SAME_SHAPE_IDENTITY_VIEWS). A new op: its conversion in
 its family's module, its entry in OPS.
 """
 from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
-                   convolution, im2col, max_pool,
+                   convolution, grid_sampler_2d, im2col, max_pool,
                    upsample_linear, upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
@@ -148,6 +148,7 @@ OPS = {
     "aten::avg_pool2d": avg_pool,
     "aten::avg_pool3d": avg_pool,
     "aten::im2col": im2col,
+    "aten::grid_sampler_2d": grid_sampler_2d,
     "aten::_adaptive_avg_pool2d": adaptive_avg_pool,
     "aten::adaptive_avg_pool1d": adaptive_avg_pool,
     "aten::adaptive_max_pool1d": adaptive_max_pool,

@@ -602,3 +602,131 @@ def im2col(c, args, kwargs):
     shape = [batch, channels * kernel[0] * kernel[1], out[0] * out[1]]
     cols = c.reshape(cols, shape)
     return cols if batched else c.reshape(cols, shape[1:])
+
+
+def grid_sampler_2d(c, args, kwargs):
+    """grid_sampler_2d(x, grid, interpolation, padding, align_corners),
+    what F.grid_sample records: out[n, ch, h, w] samples x[n, ch] at the
+    grid's (x, y) in [-1, 1] (align_corners: -1 and 1 are the centers of
+    the corner pixels, else their outer edges), bilinearly (0) or at the
+    nearest pixel (1, halves to even), reading zeros outside the input (0)
+    or its border (1)."""
+    x, grid = c.value(args[0]), c.cast(c.value(args[1]), "f32")
+    mode, padding, align = args[2], args[3], bool(args[4])
+    if mode not in (0, 1):
+        raise c.error("grid_sample mode %r: bilinear and nearest only"
+                      % (["bilinear", "nearest", "bicubic"][mode]
+                         if mode in (0, 1, 2) else mode))
+    if padding not in (0, 1):
+        raise c.error("grid_sample padding_mode %r: zeros and border only"
+                      % (["zeros", "border", "reflection"][padding]
+                         if padding in (0, 1, 2) else padding))
+    if len(x.shape) != 4 or not all(is_static(d) for d in x.shape[2:]):
+        raise c.error("grid_sample of a [N, C, H, W] input with static H, W")
+    height, width = x.shape[2], x.shape[3]
+    out_shape = [x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]]
+
+    def body(a, o):
+        lines = ["%one = arith.constant 1.000000000e+00 : f32",
+                 "%half = arith.constant 5.000000000e-01 : f32",
+                 "%zero = arith.constant 0.000000000e+00 : f32",
+                 "%n = linalg.index 0 : index",
+                 "%ch = linalg.index 1 : index"]
+        coords = {}
+        for axis, (g, size) in enumerate(((a[1], width), (a[2], height))):
+            t = "xy"[axis]
+            lines += ["%%%s_size = arith.constant %s : f32"
+                      % (t, float_literal(size)),
+                      "%%%s_p1 = arith.addf %s, %%one : f32" % (t, g)]
+            if align:
+                lines += ["%%%s_m1 = arith.constant %s : f32"
+                          % (t, float_literal(size - 1)),
+                          "%%%s_h = arith.mulf %%%s_p1, %%half : f32" % (t, t),
+                          "%%%s_i = arith.mulf %%%s_h, %%%s_m1 : f32"
+                          % (t, t, t)]
+            else:
+                lines += ["%%%s_s = arith.mulf %%%s_p1, %%%s_size : f32"
+                          % (t, t, t),
+                          "%%%s_s1 = arith.subf %%%s_s, %%one : f32" % (t, t),
+                          "%%%s_i = arith.mulf %%%s_s1, %%half : f32"
+                          % (t, t)]
+            source = "%%%s_i" % t
+            if padding == 1:
+                lines += ["%%%s_max = arith.constant %s : f32"
+                          % (t, float_literal(size - 1)),
+                          "%%%s_lo_c = arith.maximumf %s, %%zero : f32"
+                          % (t, source),
+                          "%%%s_c = arith.minimumf %%%s_lo_c, %%%s_max : f32"
+                          % (t, t, t)]
+                source = "%%%s_c" % t
+            coords[t] = (source, size)
+
+        def read(name, ix, iy):
+            """x at the integer f32 coordinates (ix, iy), 0 outside."""
+            out = []
+            inside = []
+            indices = []
+            for t, value, size in (("x", ix, width), ("y", iy, height)):
+                out += ["%%%s_%s_lo = arith.cmpf oge, %s, %%zero : f32"
+                        % (name, t, value),
+                        "%%%s_%s_top = arith.constant %s : f32"
+                        % (name, t, float_literal(size - 1)),
+                        "%%%s_%s_hi = arith.cmpf ole, %s, %%%s_%s_top : f32"
+                        % (name, t, value, name, t),
+                        "%%%s_%s_ok = arith.andi %%%s_%s_lo, %%%s_%s_hi : i1"
+                        % ((name, t) * 3),
+                        "%%%s_%s_cl = arith.maximumf %s, %%zero : f32"
+                        % (name, t, value),
+                        "%%%s_%s_cm = arith.minimumf %%%s_%s_cl, %%%s_%s_top "
+                        ": f32" % ((name, t) * 3),
+                        "%%%s_%s_i64 = arith.fptosi %%%s_%s_cm : f32 to i64"
+                        % ((name, t) * 2),
+                        "%%%s_%s_ix = arith.index_cast %%%s_%s_i64 : i64 to "
+                        "index" % ((name, t) * 2)]
+                inside.append("%%%s_%s_ok" % (name, t))
+                indices.append("%%%s_%s_ix" % (name, t))
+            out += ["%%%s_raw = tensor.extract %s[%%n, %%ch, %s, %s] : %s"
+                    % (name, x.name, indices[1], indices[0], x.type)]
+            value = "%%%s_raw" % name
+            if x.elem in HALF_TYPES:
+                out.append("%%%s_f = arith.extf %s : %s to f32"
+                           % (name, value, x.elem))
+                value = "%%%s_f" % name
+            out += ["%%%s_in = arith.andi %s, %s : i1" % (name, inside[0],
+                                                          inside[1]),
+                    "%%%s = arith.select %%%s_in, %s, %%zero : f32"
+                    % (name, name, value)]
+            return out
+        (sx, _), (sy, _) = coords["x"], coords["y"]
+        if mode == 1:
+            lines += ["%%nx = math.roundeven %s : f32" % sx,
+                      "%%ny = math.roundeven %s : f32" % sy]
+            return lines + read("p", "%nx", "%ny"), "%p"
+        lines += ["%%x0 = math.floor %s : f32" % sx,
+                  "%%y0 = math.floor %s : f32" % sy,
+                  "%x1 = arith.addf %x0, %one : f32",
+                  "%y1 = arith.addf %y0, %one : f32",
+                  "%%wx1 = arith.subf %s, %%x0 : f32" % sx,
+                  "%%wy1 = arith.subf %s, %%y0 : f32" % sy,
+                  "%wx0 = arith.subf %one, %wx1 : f32",
+                  "%wy0 = arith.subf %one, %wy1 : f32"]
+        total = None
+        for ys in (0, 1):
+            for xs in (0, 1):
+                name = "p%d%d" % (ys, xs)
+                lines += read(name, "%%x%d" % xs, "%%y%d" % ys)
+                lines += ["%%%s_w = arith.mulf %%wx%d, %%wy%d : f32"
+                          % (name, xs, ys),
+                          "%%%s_t = arith.mulf %%%s, %%%s_w : f32"
+                          % (name, name, name)]
+                if total is None:
+                    total = "%%%s_t" % name
+                else:
+                    lines.append("%%%s_sum = arith.addf %s, %%%s_t : f32"
+                                 % (name, total, name))
+                    total = "%%%s_sum" % name
+        return lines, total
+    return c.generic(out_shape, [
+        (x, ["d0", "d1", "0", "0"]),
+        (grid, ["d0", "d2", "d3", "0"]), (grid, ["d0", "d2", "d3", "1"])],
+        body, out_elem=x.elem if x.elem in HALF_TYPES else "f32")

@@ -6,7 +6,8 @@ instance norm and batch norm without running statistics (batch norm in
 training mode over the batch's statistics); and tensor ops models use:
 median and kthvalue with their indices, linspace, int64 shifts, a boolean
 triangle mask, repeat_interleave, unfold (im2col); adaptive pooling to
-sizes the input's are not multiples of.
+sizes the input's are not multiples of; grid_sample (bilinear and nearest,
+zeros and border padding, both align_corners).
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -81,6 +82,15 @@ class UnevenPools(nn.Module):
                 F.adaptive_avg_pool3d(volume, (2, 3, 2)))
 
 
+class GridSample(nn.Module):
+    def forward(self, image, grid):
+        return (F.grid_sample(image, grid, align_corners=True),
+                F.grid_sample(image, grid * 1.4),
+                F.grid_sample(image, grid, mode="nearest",
+                              padding_mode="border"),
+                F.grid_sample(image, grid * 1.3, padding_mode="border"))
+
+
 cases = [
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
     ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
@@ -92,6 +102,8 @@ cases = [
     ("uneven_pools", UnevenPools(), [torch.randn(2, 3, 10, 7),
                                      torch.randn(2, 4, 11),
                                      torch.randn(1, 2, 5, 7, 3)]),
+    ("grid_sample", GridSample(), [torch.randn(2, 3, 5, 6),
+                                   torch.rand(2, 4, 3, 2) * 2 - 1]),
     ("tensor_ops", TensorOps(), [torch.randn(5, 6),
                                  torch.randint(0, 1000, (7,))]),
     ("encoder_gelu_norm_first", nn.TransformerEncoderLayer(
