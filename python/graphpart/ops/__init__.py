@@ -15,7 +15,7 @@ from .factories import (arange, bernoulli, copy, copy_functional, fill,
 from .indexing import (embedding, embedding_bag, gather, index, index_fill,
                        index_put,
                        index_select, masked_fill, scatter, take_along_dim)
-from .linalg import (addbmm, addmm, addmv, attention, cuda_attention,
+from .linalg import (addbmm, addmm, addmv, attention, cdist, cuda_attention,
                      general_matmul, linear, outer, triangle, vector_product)
 from .nn import (batch_norm, group_norm, native_dropout,
                  native_dropout_backward, native_layer_norm, nll_loss,
@@ -148,6 +148,7 @@ OPS = {
     "aten::avg_pool2d": avg_pool,
     "aten::avg_pool3d": avg_pool,
     "aten::im2col": im2col,
+    "aten::_cdist_forward": cdist,
     "aten::grid_sampler_2d": grid_sampler_2d,
     "aten::_adaptive_avg_pool2d": adaptive_avg_pool,
     "aten::adaptive_avg_pool1d": adaptive_avg_pool,

@@ -6,7 +6,7 @@ Converter.matmul itself (their entries in ops/__init__.py).
 import math
 
 from .common import (HALF_TYPES, Unusable, Value, broadcast_shape,
-                     from_product, literal, op2, product)
+                     float_literal, from_product, literal, op2, product)
 from .reductions import softmax_of
 
 
@@ -244,3 +244,51 @@ def addbmm(c, args, kwargs):
                       % (a.shape, b.shape))
     summed = c.reduce(c.matmul(a, b), [0], "sum")
     return scaled_sum(c, bias, summed, args, kwargs)
+
+
+def cdist(c, args, kwargs):
+    """_cdist_forward(x1 [..., P, M], x2 [..., R, M], p, compute_mode):
+    out[..., i, j] = the p-norm of x1[..., i, :] - x2[..., j, :] (p = 0
+    counts the differing coordinates, inf takes the largest), one generic
+    reducing over M."""
+    x1, x2 = c.cast(c.value(args[0]), "f32"), c.cast(c.value(args[1]), "f32")
+    p = float(args[2]) if len(args) > 2 else float(kwargs.get("p", 2.0))
+    if len(x1.shape) != len(x2.shape) or len(x1.shape) < 2:
+        raise c.error("cdist of inputs of one rank (at least 2)")
+    rank = len(x1.shape)
+    lead = list(x1.shape[:-2])
+    out_shape = lead + [x1.shape[-2], x2.shape[-2]]
+    b = ["d%d" % i for i in range(rank - 2)]
+    i, j, m = "d%d" % (rank - 2), "d%d" % (rank - 1), "d%d" % rank
+
+    def body(a, o):
+        lines = ["%%d = arith.subf %s, %s : f32" % (a[0], a[1]),
+                 "%a = math.absf %d : f32"]
+        if math.isinf(p):
+            return lines + ["%%r = arith.maximumf %s, %%a : f32" % o], "%r"
+        term = "%t"
+        if p == 0:
+            lines += ["%zero = arith.constant 0.000000000e+00 : f32",
+                      "%one = arith.constant 1.000000000e+00 : f32",
+                      "%ne = arith.cmpf une, %d, %zero : f32",
+                      "%t = arith.select %ne, %one, %zero : f32"]
+        elif p == 1:
+            term = "%a"
+        elif p == 2:
+            lines += ["%t = arith.mulf %d, %d : f32"]
+        else:
+            lines += ["%%e = arith.constant %s : f32" % float_literal(p),
+                      "%t = math.powf %a, %e : f32"]
+        return lines + ["%%r = arith.addf %s, %s : f32" % (o, term)], "%r"
+    init = c.filled(out_shape, 0.0, device=x1.device)
+    total = c.generic(out_shape, [(x1, b + [i, m]), (x2, b + [j, m])], body,
+                      init=init,
+                      iterators=["parallel"] * (rank) + ["reduction"],
+                      out_map=b + [i, j])
+    if p == 2:
+        return c.elementwise([total], lambda n: (
+            ["%%r = math.sqrt %s : f32" % n[0]], "%r"))
+    if p in (0, 1) or math.isinf(p):
+        return total
+    return c.elementwise([total, 1.0 / p], lambda n: (
+        ["%%r = math.powf %s, %s : f32" % (n[0], n[1])], "%r"))

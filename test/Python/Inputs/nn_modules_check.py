@@ -5,7 +5,7 @@ composite ops, not the fused fast paths they take with autograd off),
 instance norm and batch norm without running statistics (batch norm in
 training mode over the batch's statistics); and tensor ops models use:
 median and kthvalue with their indices, linspace, int64 shifts, a boolean
-triangle mask, repeat_interleave, unfold (im2col); adaptive pooling to
+triangle mask, repeat_interleave, unfold (im2col), cdist; adaptive pooling to
 sizes the input's are not multiples of; grid_sample (bilinear and nearest,
 zeros and border padding, both align_corners).
 
@@ -56,7 +56,9 @@ class TensorOps(nn.Module):
                 torch.linspace(-2, 5, 7), scores.softmax(-1),
                 (ids << 2) + (ids >> 1), x.repeat_interleave(2, dim=0),
                 F.unfold(x.view(1, 2, 3, 5), (2, 3), dilation=(1, 2),
-                         padding=1, stride=(2, 1)))
+                         padding=1, stride=(2, 1)),
+                torch.cdist(x, x[:4]), torch.cdist(x, x[1:], p=1),
+                torch.cdist(x, x, p=float("inf")), torch.cdist(x, x, p=3))
 
 
 class Losses(nn.Module):
