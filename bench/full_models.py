@@ -4,7 +4,8 @@ its dtype. Built the same way on the GPU machine for capture and for the
 run; the weights are random and need not agree between the two (the
 artifact binds the live module's own weights at load).
 
-Needs torchvision and transformers (the GPU machine has them).
+Needs torchvision and transformers (the GPU machine has them), apart from
+the plain_* variants (bench/plain_models.py).
 """
 import torch
 
@@ -79,3 +80,9 @@ VARIANTS = {
     "llama_128_f32": lambda: llama(128, F32),
     "llama_128_bf16": lambda: llama(128, BF16),
 }
+
+# The same families in plain PyTorch (no torchvision or transformers), which
+# the development machine can capture too.
+from plain_models import VARIANTS as _PLAIN  # noqa: E402
+
+VARIANTS.update(_PLAIN)

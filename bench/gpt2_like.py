@@ -77,7 +77,7 @@ class GPT2(torch.nn.Module):
         self.ln_f = torch.nn.LayerNorm(width)
 
     def forward(self, ids):
-        positions = torch.arange(ids.shape[1])
+        positions = torch.arange(ids.shape[1], device=ids.device)
         x = self.wte(ids) + self.wpe(positions)
         for block in self.h:
             x = block(x)

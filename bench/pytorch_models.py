@@ -102,7 +102,11 @@ def capture_main(args):
     import full_models
     out, wanted = args[0], args[1:]
     os.makedirs(out, exist_ok=True)
+    # Captures made earlier into OUT are kept (one model at a time works).
     record, failed = {}, 0
+    if os.path.exists(os.path.join(out, "captures.json")):
+        with open(os.path.join(out, "captures.json")) as f:
+            record = json.load(f)
     for name, make in full_models.VARIANTS.items():
         if wanted and name not in wanted:
             continue
