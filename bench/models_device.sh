@@ -6,6 +6,12 @@
 #                                                        and the call-overhead programs
 #   bash bench/models_device.sh run WORK [NAME ...]      there: runtime, then
 #        bench/call_overhead.py, bench/pytorch_models.py run and memory
+#   bash bench/models_device.sh quick WORK SECONDS NAME ...
+#        there, when device time is short: runtime, call overhead, then the
+#        models in the order named (100 steps, 3 rounds) until SECONDS pass
+#
+# The plain_* models (bench/plain_models.py) can be captured here too:
+# `pytorch_models.py capture OUT plain_gpt2_64_f32 ...` with PyTorch 1.13.
 #
 # `build` writes WORK (carry it to the GPU machine); `run` builds the
 # runtime-only configuration into build-rt/ first.
@@ -44,5 +50,18 @@ case "$stage" in
       done
     done
     exit $status ;;
-  *) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  quick)
+    work="$1" seconds="$2"; shift 2
+    cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+      ninja -C "$root/build-rt" GPRuntime >/dev/null || exit 1
+    lib="$root/build-rt/lib/libgpruntime.so" status=0
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    echo "== per-call overhead, 2 and 200 bound parameters"
+    timeout 120 python3 -u "$root/bench/call_overhead.py" run "$lib" "$work" --calls 3000 --rounds 5 2>&1 |
+      grep -v Warning || status=1
+    echo "== whole models (first call, then 100 steps x 3 rounds)"
+    timeout "$seconds" python3 -u "$root/bench/pytorch_models.py" run "$lib" "$work" "$@" --steps 100 --rounds 3 2>&1 |
+      grep -v Warning || status=1
+    exit $status ;;
+  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
