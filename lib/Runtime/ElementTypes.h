@@ -11,6 +11,7 @@
 #ifndef GRAPHPART_LIB_RUNTIME_ELEMENTTYPES_H
 #define GRAPHPART_LIB_RUNTIME_ELEMENTTYPES_H
 
+#include "GraphPart/Runtime/ElementTypeTable.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 namespace gp::rt {
 
 /// Bytes of one element of a manifest element type ("f32", "bf16", "i1",
-/// "index", "f8E4M3FN", ...); 0 when unknown or narrower than a byte.
+/// "index", "f8E4M3FN", ...; ElementTypeTable.h); 0 when unknown.
 int64_t elementTypeBytes(const std::string &name);
 
 /// Bytes of one element of `type`: those of its name (gpRtElementTypeName),
@@ -28,14 +29,11 @@ int64_t elementTypeBytes(const std::string &name);
 /// no name.
 int64_t elementTypeBytes(gpRtElementType type);
 
-/// IEEE half precision to f32, exactly (NaN payloads kept).
-float halfToFloat(uint16_t half);
-/// Rounds to the nearest f16, ties to even; overflow gives infinity.
-uint16_t floatToHalf(float value);
-/// bfloat16 to f32, exactly.
-float bf16ToFloat(uint16_t value);
-/// Rounds to the nearest bf16, ties to even.
-uint16_t floatToBf16(float value);
+// The f16 and bf16 conversions, exact and rounding to nearest even.
+using gp::elements::bf16ToFloat;
+using gp::elements::floatToBf16;
+using gp::elements::floatToHalf;
+using gp::elements::halfToFloat;
 
 /// Loads and stores one element in memory as an f32 value: what the host
 /// backend's loops are templated over, so that one loop serves every

@@ -6,6 +6,8 @@
 
 #include "ElementType.h"
 
+#include "GraphPart/Runtime/ElementTypeTable.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,82 +17,56 @@
 using namespace gp::run;
 
 namespace {
-const ElementType kElementTypes[] = {
-    {"f32", "<f4", 4, true},       {"f64", "<f8", 8, true},
-    {"f16", "<f2", 2, true},       {"i64", "<i8", 8, false},
-    {"i32", "<i4", 4, false},      {"i16", "<i2", 2, false},
-    {"i8", "|i1", 1, false},       {"i1", "|b1", 1, false},
-    {"f8E4M3FN", "|u1", 1, false}, {"bf16", "<u2", 2, true},
+/// The types gp-run reads and writes, with their .npy descrs; their sizes
+/// and kinds are the runtime's (ElementTypeTable.h).
+struct NpyDescr {
+  const char *name, *npy;
+};
+constexpr NpyDescr kNpyDescrs[] = {
+    {"f32", "<f4"},      {"f64", "<f8"},  {"f16", "<f2"}, {"i64", "<i8"},
+    {"i32", "<i4"},      {"i16", "<i2"},  {"i8", "|i1"},  {"i1", "|b1"},
+    {"f8E4M3FN", "|u1"}, {"bf16", "<u2"},
 };
 
-/// IEEE half bits to the value they encode (exact).
-double halfToDouble(uint16_t bits) {
-  int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  double sign = bits & 0x8000 ? -1.0 : 1.0;
-  if (exponent == 0x1f)
-    return mantissa ? std::numeric_limits<double>::quiet_NaN()
-                    : sign * std::numeric_limits<double>::infinity();
-  if (exponent == 0)
-    return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+const std::vector<ElementType> &elementTypes() {
+  static const std::vector<ElementType> types = [] {
+    std::vector<ElementType> result;
+    for (const NpyDescr &descr : kNpyDescrs) {
+      const gp::elements::ElementInfo *info =
+          gp::elements::findElement(descr.name);
+      result.push_back({info->name, descr.npy, info->bytes,
+                        info->kind == gp::elements::Kind::Float});
+    }
+    return result;
+  }();
+  return types;
 }
 
-/// The half nearest to `value` (ties to even; overflow to infinity).
+double halfToDouble(uint16_t bits) { return gp::elements::halfToFloat(bits); }
+
+/// Through f32, as PyTorch converts a Python float to f16.
 uint16_t doubleToHalf(double value) {
-  uint16_t sign = std::signbit(value) ? 0x8000 : 0;
-  if (std::isnan(value))
-    return sign | 0x7e00;
-  double magnitude = std::fabs(value);
-  if (magnitude >= 65520.0) // Halfway past the largest half, 65504.
-    return sign | 0x7c00;
-  int exponent;
-  std::frexp(magnitude, &exponent); // magnitude = f * 2^exponent, f in [0.5,1)
-  // The spacing of halves around `magnitude`: 2^(exponent - 11), but no
-  // finer than the subnormals' 2^-24.
-  int quantum = std::max(exponent - 11, -24);
-  double units = std::nearbyint(std::ldexp(magnitude, -quantum)); // even ties
-  double rounded = std::ldexp(units, quantum);
-  if (rounded == 0)
-    return sign;
-  int roundedExponent;
-  std::frexp(rounded, &roundedExponent);
-  if (roundedExponent - 1 < -14) // Subnormal: units of 2^-24.
-    return sign | static_cast<uint16_t>(std::ldexp(rounded, 24));
-  uint16_t biased = static_cast<uint16_t>(roundedExponent - 1 + 15);
-  uint16_t mantissa =
-      static_cast<uint16_t>(std::ldexp(rounded, 11 - roundedExponent) - 1024);
-  return sign | static_cast<uint16_t>(biased << 10) | mantissa;
+  return gp::elements::floatToHalf(static_cast<float>(value));
 }
 
-/// bfloat16 bits (the top half of an f32) to their value.
 double bfloat16ToDouble(uint16_t bits) {
-  uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, 4);
-  return value;
+  return gp::elements::bf16ToFloat(bits);
 }
 
-/// The bfloat16 nearest to `value` (through f32; ties to even).
 uint16_t doubleToBfloat16(double value) {
-  float narrow = static_cast<float>(value);
-  uint32_t bits;
-  std::memcpy(&bits, &narrow, 4);
-  if (std::isnan(narrow))
-    return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>(bits >> 16);
+  return gp::elements::floatToBf16(static_cast<float>(value));
 }
 } // namespace
 
 const ElementType *gp::run::findElementType(const std::string &name) {
-  for (const ElementType &type : kElementTypes)
+  for (const ElementType &type : elementTypes())
     if (name == type.name)
       return &type;
   return nullptr;
 }
 
 const ElementType *gp::run::findNpyElementType(const std::string &descr) {
-  for (const ElementType &type : kElementTypes)
+  for (const ElementType &type : elementTypes())
     if (descr == type.npy && std::string_view(type.name) != "f8E4M3FN")
       return &type;
   return nullptr;
