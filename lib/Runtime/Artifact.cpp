@@ -199,9 +199,8 @@ static gpRtStatus loadArtifact(const char *path,
 static gpRtStatus openArtifact(const char *what, const char *path,
                                std::optional<gpRtBackend> backend,
                                int32_t device, gpRtArtifact **result) {
-  return guarded(what, [&] {
-    return loadArtifact(path, backend, device, result);
-  });
+  return guarded(what,
+                 [&] { return loadArtifact(path, backend, device, result); });
 }
 
 extern "C" {
@@ -325,33 +324,33 @@ static gpRtStatus checkCall(gpRtArtifact *artifact, int32_t index, void **args,
                     "gpRtArtifactInspect and cannot run; load it with "
                     "gpRtArtifactLoad");
   const Entry &entry = artifact->entries[index];
-  std::string prefix = std::string(what) + ": entry '" + entry.name + "'";
+  // Made only for a message: a call that passes allocates nothing here.
+  auto prefix = [&] {
+    return std::string(what) + ": entry '" + entry.name + "'";
+  };
   int64_t numArgs = entry.args.size(), numResults = entry.results.size();
   if (counts && counts->numArgs != numArgs)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                prefix + " takes " + counted(numArgs, "argument") + ", got " +
+                prefix() + " takes " + counted(numArgs, "argument") + ", got " +
                     std::to_string(counts->numArgs));
   if (counts && counts->numResults != numResults)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                prefix + " returns " + counted(numResults, "result") +
+                prefix() + " returns " + counted(numResults, "result") +
                     ", got room for " + std::to_string(counts->numResults));
   // No argument array is needed when every argument is a bound parameter.
-  bool onlyParameters =
-      std::all_of(entry.argParameters.begin(), entry.argParameters.end(),
-                  [](int32_t parameter) { return parameter >= 0; });
-  if (numArgs > 0 && !args && !onlyParameters)
+  if (numArgs > 0 && !args && !entry.onlyParameters)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                prefix + ": null argument array (the entry takes " +
+                prefix() + ": null argument array (the entry takes " +
                     counted(numArgs, "argument") + ")");
   if (numResults > 0 && !results)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                prefix + ": null result array (the entry returns " +
+                prefix() + ": null result array (the entry returns " +
                     counted(numResults, "result") + ")");
   // The entry writes each result through its pointer.
   for (int64_t r = 0; r < numResults; ++r)
     if (!results[r])
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  prefix + ": result " + std::to_string(r) +
+                  prefix() + ": result " + std::to_string(r) +
                       " is null (results[" + std::to_string(r) +
                       "] must point to storage for it)");
   return GP_RT_SUCCESS;
@@ -379,9 +378,9 @@ static gpRtStatus callOnStream(gpRtArtifact &artifact, int32_t index,
           driver->check(driver->cuEventRecord(context->callerDone, caller),
                         "cuEventRecord (on the caller's stream)"))
     return status;
-  if (gpRtStatus status = driver->check(
-          driver->cuStreamWaitEvent(ours, context->callerDone, 0),
-          "cuStreamWaitEvent"))
+  if (gpRtStatus status =
+          driver->check(driver->cuStreamWaitEvent(ours, context->callerDone, 0),
+                        "cuStreamWaitEvent"))
     return status;
   gpRtStatus status = callEntry(artifact, index, args, results);
   // Whatever the call queued before it failed is ordered too; a failing
@@ -417,7 +416,7 @@ gpRtStatus gp::rt::runCall(const char *what, gpRtArtifact *artifact,
     return status;
   gpRtStatus status = guarded(what, [&] {
     return cudaCall ? callOnStream(*artifact, index, args, results, cudaStream)
-               : callEntry(*artifact, index, args, results);
+                    : callEntry(*artifact, index, args, results);
   });
   if (status != GP_RT_SUCCESS)
     return status;
@@ -442,8 +441,7 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCallOnStream(gpRtArtifact *artifact,
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactCallChecked(gpRtArtifact *artifact,
                                                 int32_t index, void **args,
-                                                int32_t numArgs,
-                                                void **results,
+                                                int32_t numArgs, void **results,
                                                 int32_t numResults) {
   return runCall("gpRtArtifactCallChecked", artifact, index, args, results,
                  CallCounts{numArgs, numResults}, /*onStream=*/false, nullptr);

@@ -83,8 +83,13 @@ struct Entry {
   /// Per argument, the index of the parameter it is in the artifact's
   /// table, or -1.
   std::vector<int32_t> argParameters;
-  /// Whether any argument is a parameter.
+  /// Whether any argument is a parameter, and whether every one is (a
+  /// call then needs no argument array).
   bool takesParameters = false;
+  bool onlyParameters = true;
+  /// The arguments that are not parameters, in order: all a call checks
+  /// when it passes no parameter of its own.
+  std::vector<int32_t> userArgs;
   /// The run-time index checks (the manifest's `check <n> <text>` lines):
   /// check n's description at n - 1.
   std::vector<std::string> checks;
@@ -105,12 +110,46 @@ struct Parameter {
   bool runtimeOwned = false;
 };
 
+/// One entry's argument array as a set of bindings fills it: each
+/// parameter slot points at its bound descriptor (null while unbound),
+/// other slots are null; `kinds` says per slot what a caller's pointer
+/// there does.
+struct BoundArguments {
+  enum Kind : uint8_t {
+    User,      // Not a parameter: the caller's pointer.
+    Parameter, // The caller's pointer when not null, else the binding.
+    Runtime,   // The runtime's own state: always the binding.
+  };
+  std::vector<void *> slots;
+  std::vector<uint8_t> kinds;
+  /// All bits set for a Parameter slot, else 0: a call finds whether the
+  /// caller passed any parameter itself with one AND-OR pass.
+  std::vector<uintptr_t> parameterMask;
+  /// Every parameter of the entry is bound.
+  bool complete = true;
+};
+
 /// What the parameters are bound to: per parameter, the caller's
 /// descriptor (gpRtMemRef words: allocated, aligned, offset, sizes,
 /// strides), or null while unbound. Never changed once published: a
 /// binding makes a new set, so a call holding one sees all of it.
 struct ParameterBindings {
   std::vector<std::shared_ptr<const std::vector<int64_t>>> descriptors;
+  /// Per entry, its argument array as this set fills it: made by the
+  /// first call of the entry that holds the set (resolveParameters), so a
+  /// call copies one array instead of looking each parameter up, and
+  /// binding stays linear in the parameters however many entries there
+  /// are.
+  std::unique_ptr<std::atomic<const BoundArguments *>[]> entryArgs;
+  size_t numEntries = 0;
+
+  ParameterBindings() = default;
+  ParameterBindings(const ParameterBindings &) = delete;
+  ParameterBindings &operator=(const ParameterBindings &) = delete;
+  ~ParameterBindings() {
+    for (size_t e = 0; e < numEntries; ++e)
+      delete entryArgs[e].load(std::memory_order_relaxed);
+  }
 };
 
 /// The program's parameters and their current bindings.
@@ -128,12 +167,23 @@ struct ParameterTable {
 
 /// The arguments of one call with parameters resolved: the caller's, with
 /// each null parameter slot pointing at its bound descriptor (kept alive by
-/// `bindings` for the call).
+/// `bindings` for the call). `args` is scratch memory of the calling
+/// thread, one array per call in progress on it (an extern may call
+/// another entry), reused by later calls: no allocation per call.
 struct ResolvedArguments {
   std::shared_ptr<const ParameterBindings> bindings;
-  std::vector<void *> args;
-  /// Per argument, 1 when it is a bound descriptor (checked when bound).
-  std::vector<uint8_t> fromBinding;
+  /// The entry's argument array as `bindings` fills it.
+  const BoundArguments *bound = nullptr;
+  void **args = nullptr;
+  /// The caller passed a pointer of its own for some parameter: checked
+  /// like any argument, where bound descriptors were checked when bound.
+  bool overridden = false;
+  bool leased = false; // Holds a scratch array of the thread.
+
+  ResolvedArguments() = default;
+  ResolvedArguments(const ResolvedArguments &) = delete;
+  ResolvedArguments &operator=(const ResolvedArguments &) = delete;
+  ~ResolvedArguments();
 };
 
 /// Reads the manifest `text` (Manifest.cpp) into `artifact`: its entries,
@@ -147,10 +197,10 @@ gpRtStatus parseManifest(gpRtArtifact &artifact, const char *text);
 /// device.
 gpRtStatus collectParameters(gpRtArtifact &artifact);
 
-/// Resolves the parameter slots of a call of `entry`: fails, naming the
-/// parameter, on a null slot of an unbound one.
-gpRtStatus resolveParameters(gpRtArtifact &artifact, const Entry &entry,
-                             void **args, ResolvedArguments &resolved);
+/// Resolves the parameter slots of a call of entry `index`: fails, naming
+/// the parameter, on a null slot of an unbound one.
+gpRtStatus resolveParameters(gpRtArtifact &artifact, int32_t index, void **args,
+                             ResolvedArguments &resolved);
 
 /// Binds parameter `index` to `words` (a descriptor the runtime made) and
 /// marks it runtime-owned, without the checks a caller's binding gets.
@@ -291,8 +341,7 @@ gpRtStatus padArguments(gpRtArtifact &artifact, int32_t index, void **args,
 
 /// Slices a padded call's results back: every result member of a padded
 /// class gets the size the call had.
-void unpadResults(const Entry &entry, const PaddedCall &padded,
-                  void **results);
+void unpadResults(const Entry &entry, const PaddedCall &padded, void **results);
 
 /// Frees the staging buffers (at unload, before the program goes).
 void releaseStaging(gpRtArtifact &artifact);

@@ -15,6 +15,7 @@
 #include "RuntimeInternal.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -96,12 +97,16 @@ makeExecutable(gpRtProgram &program, Device &device, PartitionState &state,
   return GP_RT_SUCCESS;
 }
 
-/// A hash of the run's input bases (FNV-1a over the words).
+/// A hash of the run's input bases: each base mixed with its position on
+/// its own, then summed, so that the inputs hash in parallel rather than
+/// as one chain of multiplies (this runs whenever an input moved, over
+/// every input). Equal hashes are confirmed by comparing the bases.
 static uint64_t hashBases(const std::vector<InputRange> &inputs) {
-  uint64_t hash = 14695981039346656037ull;
-  for (const InputRange &input : inputs) {
-    hash ^= input.base;
-    hash *= 1099511628211ull;
+  uint64_t hash = inputs.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    uint64_t word = inputs[i].base + i * 0x9e3779b97f4a7c15ull;
+    word = (word ^ (word >> 31)) * 0xbf58476d1ce4e5b9ull;
+    hash += word ^ (word >> 29);
   }
   return hash;
 }
@@ -114,16 +119,22 @@ static bool boundTo(const Executable &exec,
   return true;
 }
 
-/// Whether a run's `inputs` are where the last run's (`last`) were.
+/// Whether a run's `inputs` are where the last run's (`last`) were. One
+/// memcmp: this runs on every replay, over every input (bound parameters
+/// included), so it must cost next to nothing per input.
 static bool sameInputs(const std::vector<InputRange> &last,
                        const gpRtPartitionInput *inputs, int32_t numInputs) {
+  static_assert(
+      sizeof(InputRange) == sizeof(gpRtPartitionInput) &&
+          offsetof(InputRange, base) == offsetof(gpRtPartitionInput, base) &&
+          offsetof(InputRange, bytes) == offsetof(gpRtPartitionInput, bytes) &&
+          sizeof(uintptr_t) == sizeof(void *),
+      "InputRange mirrors gpRtPartitionInput");
   if (static_cast<int32_t>(last.size()) != numInputs)
     return false;
-  for (int32_t i = 0; i < numInputs; ++i)
-    if (last[i].base != reinterpret_cast<uintptr_t>(inputs[i].base) ||
-        last[i].bytes != inputs[i].bytes)
-      return false;
-  return true;
+  return numInputs == 0 ||
+         std::memcmp(last.data(), inputs,
+                     numInputs * sizeof(gpRtPartitionInput)) == 0;
 }
 
 /// Keeps what a capture found about its inputs: a graph holding addresses
@@ -235,6 +246,58 @@ static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
   return GP_RT_SUCCESS;
 }
 
+/// Whether a run whose inputs differ from the last run's (`state.inputs`)
+/// only in where a few of them are keeps the last run's placement, so that
+/// the key the last run replayed is this run's without placing every input
+/// again and looking the key up (a caller's fresh input beside many bound
+/// parameters, which never move): every input that moved keeps its size,
+/// was alone in its group of overlapping inputs (`state.alone`) and
+/// overlaps no other input now, and its address is not part of the key
+/// (the partition is not keyed by address, and where a library kernel
+/// reads it its alignment class is unchanged). Anything else places the
+/// inputs again.
+static bool samePlacement(const PartitionState &state,
+                          const gpRtPartitionInput *inputs, int32_t numInputs) {
+  if (static_cast<int32_t>(state.inputs.size()) != numInputs ||
+      static_cast<int32_t>(state.alone.size()) != numInputs ||
+      !state.fixedReason.empty())
+    return false;
+  constexpr int kMaxMoved = 8; // Past a few, placing them all is as cheap.
+  int32_t moved[kMaxMoved];
+  int count = 0;
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const InputRange &last = state.inputs[i];
+    auto base = reinterpret_cast<uintptr_t>(inputs[i].base);
+    if (base == last.base && inputs[i].bytes == last.bytes)
+      continue;
+    if (count == kMaxMoved || inputs[i].bytes != last.bytes ||
+        inputs[i].bytes < 0 || !state.alone[i])
+      return false;
+    if (static_cast<size_t>(i) < state.alignmentKeyed.size() &&
+        state.alignmentKeyed[i] && base % 256 != last.base % 256)
+      return false;
+    moved[count++] = i;
+  }
+  // As placementKey groups them: an empty input counts as one byte.
+  auto end = [&](int32_t j) {
+    return reinterpret_cast<uintptr_t>(inputs[j].base) +
+           static_cast<uintptr_t>(std::max<int64_t>(inputs[j].bytes, 1));
+  };
+  for (int k = 0; k < count; ++k) {
+    int32_t i = moved[k];
+    uintptr_t base = reinterpret_cast<uintptr_t>(inputs[i].base);
+    uintptr_t limit = end(i);
+    bool overlaps = false;
+    for (int32_t j = 0; j < numInputs; ++j)
+      overlaps |= j != i &&
+                  reinterpret_cast<uintptr_t>(inputs[j].base) < limit &&
+                  base < end(j);
+    if (overlaps)
+      return false;
+  }
+  return true;
+}
+
 /// Replaces the partition's pool by one of the largest plan seen. The
 /// stream's queued replays may still use the old one, so they finish
 /// first. Graphs of earlier keys keep the old pool's addresses as sites
@@ -251,8 +314,8 @@ static gpRtStatus growPool(gpRtProgram &program, Device &device,
     program.count(&gpRtStats::evictions,
                   static_cast<int64_t>(state.keys.size()));
     state.keys.clear();
-    note("dropped the keys captured on the smaller pool (" +
-         state.fixedReason + ")");
+    note("dropped the keys captured on the smaller pool (" + state.fixedReason +
+         ")");
   }
   state.pool.reset();
   state.poolCapacity = 0;
@@ -348,6 +411,13 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
     last.variant->lastUse = state.uses;
     return replay(*last.key, *last.variant->executable);
   }
+  // The last replay's key when only inputs that stand alone moved: its
+  // variants are then chosen or re-bound for the new addresses below.
+  KeyState *keyState = nullptr;
+  if (PartitionState::LastReplay &last = state.lastReplay;
+      last.variant && last.shapeKey == key &&
+      samePlacement(state, inputs, numInputs))
+    keyState = last.key;
   state.lastReplay = {};
   state.inputs.resize(numInputs);
   for (int32_t i = 0; i < numInputs; ++i)
@@ -365,10 +435,21 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
   auto place = [&] {
     placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
                  state.placementOrder, state.placement);
+    // Which inputs are alone in their group, for samePlacement.
+    size_t n = state.inputs.size();
+    std::vector<uint32_t> &members = state.groupMembers;
+    members.assign(n, 0);
+    for (size_t i = 0; i < n; ++i)
+      ++members[state.placement[2 * i]];
+    state.alone.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      state.alone[i] = members[state.placement[2 * i]] == 1;
   };
-  place();
-  auto found = state.keys.find(GraphKeyView{key, state.placement});
-  if (found == state.keys.end()) {
+  if (!keyState)
+    place();
+  auto found = keyState ? state.keys.end()
+                        : state.keys.find(GraphKeyView{key, state.placement});
+  if (!keyState && found == state.keys.end()) {
     ShapeState &shape = state.shapes[key];
     if (!shape.captureFault.empty())
       return runEagerly("its capture failed: " + shape.captureFault);
@@ -426,8 +507,7 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
                         : "captured");
     // Where the graph and the results hold input addresses, so that runs
     // with inputs elsewhere re-bind them rather than capture again.
-    if (gpRtStatus status =
-            device.findInputAddresses(*graph, state.bindings))
+    if (gpRtStatus status = device.findInputAddresses(*graph, state.bindings))
       return status;
     std::vector<BindingSite> resultSites;
     findSites(results, resultBytes > 0 ? resultBytes : 0, state.bindings,
@@ -468,16 +548,17 @@ gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
       made.resultsBound[i] = state.bindings[i].base;
   }
 
-  KeyState &keyState = found->second;
+  if (!keyState)
+    keyState = &found->second;
   ++state.uses;
   Executable *executable = nullptr;
   if (gpRtStatus status =
-          bindVariant(program, device, state, keyState, executable, note))
+          bindVariant(program, device, state, *keyState, executable, note))
     return status;
-  for (Variant &variant : keyState.variants)
+  for (Variant &variant : keyState->variants)
     if (variant.executable.get() == executable)
-      state.lastReplay = {key, &keyState, &variant};
-  return replay(keyState, *executable);
+      state.lastReplay = {key, keyState, &variant};
+  return replay(*keyState, *executable);
 }
 
 void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {

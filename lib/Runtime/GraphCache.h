@@ -106,6 +106,10 @@ struct PartitionState {
   /// The ranges graphs are bound to: the last run's inputs, then the pool.
   std::vector<InputRange> bindings;
   std::vector<int64_t> placement;
+  /// Per input of the last run, whether it overlaps no other (its group in
+  /// `placement` is itself alone), and scratch for finding it.
+  std::vector<uint8_t> alone;
+  std::vector<uint32_t> groupMembers;
   /// The inputs by base address at the last run: the next run starts its
   /// sort from there (bound parameters do not move between calls).
   std::vector<uint32_t> placementOrder;

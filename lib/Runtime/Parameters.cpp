@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,8 @@ std::string someNames(const ParameterTable &table) {
   for (size_t i = 0; i < table.parameters.size() && i < kListed; ++i)
     names += (i ? ", '" : "'") + table.parameters[i].name + "'";
   if (table.parameters.size() > kListed)
-    names += " and " + std::to_string(table.parameters.size() - kListed) +
-             " more";
+    names +=
+        " and " + std::to_string(table.parameters.size() - kListed) + " more";
   return "parameters: " + names;
 }
 
@@ -91,8 +92,8 @@ gpRtStatus checkMemory(gpRtProgram &program, const Parameter &parameter,
     if (gpRtStatus status = driver->check(attribute(kIsManaged, managed),
                                           "cuPointerGetAttribute"))
       return status;
-  bool onDevice = known && (managed || static_cast<unsigned>(type) ==
-                                           kDeviceMemory);
+  bool onDevice =
+      known && (managed || static_cast<unsigned>(type) == kDeviceMemory);
   if (parameter.device == "cpu") {
     if (onDevice && !managed)
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -160,9 +161,9 @@ gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
                       ", whose product overflows");
   // A meta tensor has sizes only.
   if (elements > 0 && !ref->aligned && parameter.device != "meta")
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                what + ": null memory for " + std::to_string(elements) +
-                    " element(s)");
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, what + ": null memory for " +
+                                                  std::to_string(elements) +
+                                                  " element(s)");
   if (parameter.rowMajor) {
     int64_t expected = 1;
     for (size_t d = rank; d-- > 0;) {
@@ -180,9 +181,9 @@ gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
     }
   }
   if (elements > 0 && artifact.program) {
-    const auto *first = static_cast<const uint8_t *>(ref->aligned) +
-                        ref->offset * std::max<int64_t>(
-                                          1, elementTypeBytes(elementType));
+    const auto *first =
+        static_cast<const uint8_t *>(ref->aligned) +
+        ref->offset * std::max<int64_t>(1, elementTypeBytes(elementType));
     if (gpRtStatus status = checkMemory(*artifact.program, parameter, first))
       return status;
   }
@@ -191,12 +192,26 @@ gpRtStatus checkBinding(gpRtArtifact &artifact, const Parameter &parameter,
   return GP_RT_SUCCESS;
 }
 
+/// A set of bindings for `numEntries` entries, with no argument array made.
+std::shared_ptr<ParameterBindings> newSet(size_t numEntries) {
+  auto set = std::make_shared<ParameterBindings>();
+  set->numEntries = numEntries;
+  set->entryArgs =
+      std::make_unique<std::atomic<const BoundArguments *>[]>(numEntries);
+  for (size_t e = 0; e < numEntries; ++e)
+    set->entryArgs[e].store(nullptr, std::memory_order_relaxed);
+  return set;
+}
+
 /// Makes `words` parameter `index`'s binding: a new set with this one
-/// binding replaced (the old set stays with the calls that hold it).
-void publish(ParameterTable &table, int32_t index,
+/// binding replaced (the old set stays with the calls that hold it). The
+/// new set's per-entry argument arrays are made by the calls that use it,
+/// so a call never sees an array of an older set.
+void publish(gpRtArtifact &artifact, int32_t index,
              std::shared_ptr<const std::vector<int64_t>> words) {
+  ParameterTable &table = artifact.parameters;
+  std::shared_ptr<ParameterBindings> next = newSet(artifact.entries.size());
   std::lock_guard<std::mutex> lock(table.mutex);
-  auto next = std::make_shared<ParameterBindings>();
   if (table.bindings)
     next->descriptors = table.bindings->descriptors;
   else
@@ -204,6 +219,41 @@ void publish(ParameterTable &table, int32_t index,
   next->descriptors[index] = std::move(words);
   table.bindings = std::move(next);
 }
+
+/// Entry `index`'s argument array as `bindings` fills it.
+std::unique_ptr<BoundArguments>
+makeBoundArguments(gpRtArtifact &artifact, int32_t index,
+                   const ParameterBindings *bindings) {
+  const Entry &entry = artifact.entries[index];
+  auto made = std::make_unique<BoundArguments>();
+  size_t count = entry.args.size();
+  made->slots.assign(count, nullptr);
+  made->kinds.assign(count, BoundArguments::User);
+  made->parameterMask.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    int32_t parameter = entry.argParameters[i];
+    if (parameter < 0)
+      continue;
+    bool runtime = artifact.parameters.parameters[parameter].runtimeOwned;
+    made->kinds[i] =
+        runtime ? BoundArguments::Runtime : BoundArguments::Parameter;
+    made->parameterMask[i] = runtime ? 0 : ~uintptr_t(0);
+    const std::vector<int64_t> *bound =
+        bindings ? bindings->descriptors[parameter].get() : nullptr;
+    // The entry reads descriptors, never writes them.
+    made->slots[i] = bound ? const_cast<int64_t *>(bound->data()) : nullptr;
+    made->complete &= bound != nullptr;
+  }
+  return made;
+}
+
+/// The calling thread's scratch argument arrays, one per call in progress
+/// on it (a call's extern may call an entry), kept for later calls.
+struct Scratch {
+  std::deque<std::vector<void *>> arrays;
+  size_t depth = 0;
+};
+thread_local Scratch scratch;
 
 gpRtStatus bindParameter(gpRtArtifact &artifact, const char *name,
                          const char *elementType, const void *descriptor) {
@@ -223,7 +273,7 @@ gpRtStatus bindParameter(gpRtArtifact &artifact, const char *name,
   if (gpRtStatus status =
           checkBinding(artifact, parameter, elementType, descriptor, *words))
     return status;
-  publish(table, found->second, std::move(words));
+  publish(artifact, found->second, std::move(words));
   return GP_RT_SUCCESS;
 }
 
@@ -244,8 +294,8 @@ gpRtStatus gp::rt::collectParameters(gpRtArtifact &artifact) {
           return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                       "artifact manifest: parameter '" + value.parameter +
                           "' is both argument " + std::to_string(j) +
-                          " and argument " + std::to_string(i) +
-                          " of entry '" + entry.name + "'");
+                          " and argument " + std::to_string(i) + " of entry '" +
+                          entry.name + "'");
       auto [at, added] = table.byName.emplace(
           value.parameter, static_cast<int32_t>(table.parameters.size()));
       if (added) {
@@ -255,20 +305,31 @@ gpRtStatus gp::rt::collectParameters(gpRtArtifact &artifact) {
         const Parameter &known = table.parameters[at->second];
         if (known.elementType != value.elementType ||
             known.shape != value.shape || known.device != value.device)
-          return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                      "artifact manifest: parameter '" + value.parameter +
-                          "' is " +
-                          describeValue(known.elementType, known.shape,
-                                        known.device) +
-                          " in " + known.firstUse + " but " +
-                          describeValue(value.elementType, value.shape,
-                                        value.device) +
-                          " in " + use);
+          return fail(
+              GP_RT_ERROR_INVALID_ARGUMENT,
+              "artifact manifest: parameter '" + value.parameter + "' is " +
+                  describeValue(known.elementType, known.shape, known.device) +
+                  " in " + known.firstUse + " but " +
+                  describeValue(value.elementType, value.shape, value.device) +
+                  " in " + use);
       }
       table.parameters[at->second].rowMajor |= !value.strided;
       entry.argParameters[i] = at->second;
       entry.takesParameters = true;
     }
+    entry.userArgs.clear();
+    for (size_t i = 0; i < entry.args.size(); ++i)
+      if (entry.argParameters[i] < 0)
+        entry.userArgs.push_back(static_cast<int32_t>(i));
+    entry.onlyParameters = entry.userArgs.empty();
+  }
+  // An empty set to start from, so that calls of callers that pass every
+  // parameter themselves also find their argument arrays made once.
+  if (!table.parameters.empty()) {
+    std::shared_ptr<ParameterBindings> none = newSet(artifact.entries.size());
+    none->descriptors.resize(table.parameters.size());
+    std::lock_guard<std::mutex> lock(table.mutex);
+    table.bindings = std::move(none);
   }
   return GP_RT_SUCCESS;
 }
@@ -276,40 +337,80 @@ gpRtStatus gp::rt::collectParameters(gpRtArtifact &artifact) {
 void gp::rt::bindRuntimeParameter(gpRtArtifact &artifact, int32_t index,
                                   std::vector<int64_t> words) {
   artifact.parameters.parameters[index].runtimeOwned = true;
-  publish(artifact.parameters, index,
+  publish(artifact, index,
           std::make_shared<std::vector<int64_t>>(std::move(words)));
 }
 
-gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact,
-                                     const Entry &entry, void **args,
-                                     ResolvedArguments &resolved) {
+gp::rt::ResolvedArguments::~ResolvedArguments() {
+  if (leased)
+    --scratch.depth;
+}
+
+gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact, int32_t index,
+                                     void **args, ResolvedArguments &resolved) {
+  const Entry &entry = artifact.entries[index];
   size_t count = entry.args.size();
   resolved.bindings = artifact.parameters.current();
-  if (args)
-    resolved.args.assign(args, args + count);
-  else
-    resolved.args.assign(count, nullptr); // Every argument is a parameter.
-  resolved.fromBinding.assign(count, 0);
-  for (size_t i = 0; i < count; ++i) {
-    int32_t parameter = entry.argParameters[i];
-    // The runtime's own state is passed whatever the caller gives there.
-    if (parameter < 0 ||
-        (resolved.args[i] &&
-         !artifact.parameters.parameters[parameter].runtimeOwned))
-      continue;
-    const std::vector<int64_t> *bound =
-        resolved.bindings ? resolved.bindings->descriptors[parameter].get()
-                          : nullptr;
-    if (!bound)
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "entry '" + entry.name + "': parameter '" +
-                      entry.args[i].parameter + "' (argument " +
-                      std::to_string(i) +
-                      ") is not bound; bind it with gpRtArtifactBindParameter");
-    // The entry reads descriptors, never writes them.
-    resolved.args[i] = const_cast<int64_t *>(bound->data());
-    resolved.fromBinding[i] = 1;
+  const ParameterBindings *bindings = resolved.bindings.get();
+  // Without any binding there is no set to keep the array in: made for
+  // this call alone (it fails unless the caller passes every parameter).
+  std::unique_ptr<BoundArguments> unbound;
+  const BoundArguments *bound = nullptr;
+  if (!bindings) {
+    unbound = makeBoundArguments(artifact, index, nullptr);
+    bound = unbound.get();
+  } else {
+    std::atomic<const BoundArguments *> &slot = bindings->entryArgs[index];
+    bound = slot.load(std::memory_order_acquire);
+    if (!bound) {
+      std::unique_ptr<BoundArguments> made =
+          makeBoundArguments(artifact, index, bindings);
+      const BoundArguments *expected = nullptr;
+      // Another thread may have made it first: its array is the same.
+      if (slot.compare_exchange_strong(expected, made.get(),
+                                       std::memory_order_acq_rel))
+        bound = made.release();
+      else
+        bound = expected;
+    }
   }
+  if (scratch.depth == scratch.arrays.size())
+    scratch.arrays.emplace_back();
+  std::vector<void *> &array = scratch.arrays[scratch.depth++];
+  resolved.leased = true;
+  if (array.size() < count)
+    array.resize(count);
+  void **out = array.data();
+  void *const *slots = bound->slots.data();
+  const uint8_t *kinds = bound->kinds.data();
+  bool overridden = false;
+  if (count > 0)
+    std::memcpy(out, slots, count * sizeof(void *));
+  if (args) {
+    for (int32_t i : entry.userArgs)
+      out[i] = args[i];
+    // Whether the caller passed a parameter itself: one AND-OR pass with no
+    // branch per argument (it vectorizes), then the slots it passed.
+    const uintptr_t *mask = bound->parameterMask.data();
+    uintptr_t given = 0;
+    for (size_t i = 0; i < count; ++i)
+      given |= reinterpret_cast<uintptr_t>(args[i]) & mask[i];
+    overridden = given != 0;
+    for (size_t i = 0; overridden && i < count; ++i)
+      if (kinds[i] == BoundArguments::Parameter && args[i])
+        out[i] = args[i];
+  }
+  if (!bound->complete)
+    for (size_t i = 0; i < count; ++i)
+      if (kinds[i] != BoundArguments::User && !out[i])
+        return fail(
+            GP_RT_ERROR_INVALID_ARGUMENT,
+            "entry '" + entry.name + "': parameter '" +
+                entry.args[i].parameter + "' (argument " + std::to_string(i) +
+                ") is not bound; bind it with gpRtArtifactBindParameter");
+  resolved.bound = bound;
+  resolved.args = out;
+  resolved.overridden = overridden;
   return GP_RT_SUCCESS;
 }
 

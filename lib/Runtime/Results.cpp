@@ -75,8 +75,8 @@ struct ResultView {
 /// size to copy.
 gpRtStatus checkView(const ResultView &view, const char *what) {
   auto bad = [&](const std::string &why) {
-    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": " +
-                                                  view.name + ": " + why);
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + view.name + ": " + why);
   };
   auto sizes = [&] {
     std::string words;
@@ -87,8 +87,7 @@ gpRtStatus checkView(const ResultView &view, const char *what) {
   int64_t bytes = view.elementBytes;
   for (int64_t d = 0; d < view.rank; ++d) {
     if (view.sizes()[d] < 0)
-      return bad(sizes() + "; dimension " + std::to_string(d) +
-                 " is negative");
+      return bad(sizes() + "; dimension " + std::to_string(d) + " is negative");
     if (__builtin_mul_overflow(bytes, view.sizes()[d], &bytes))
       return bad(sizes() + ", whose byte count overflows");
   }
@@ -122,8 +121,8 @@ gpRtStatus viewOf(gpRtArtifact &artifact, int32_t index, int32_t result,
                     " of entry '" + entry.name + "' has element type " +
                     value.elementType + ", which is not whole bytes");
   view.onDevice = artifact.target == "cuda" && value.device != "cpu";
-  view.name = "result " + std::to_string(result) + " of entry '" +
-              entry.name + "'";
+  view.name =
+      "result " + std::to_string(result) + " of entry '" + entry.name + "'";
   return checkView(view, what);
 }
 
@@ -321,12 +320,14 @@ static gpRtStatus checkBuffer(const Entry &entry, size_t i,
   const Value &value = entry.args[i];
   size_t rank = value.shape.size();
   const int64_t *sizes = ref.shape, *strides = ref.shape + rank;
-  std::string what = "entry '" + entry.name + "': argument " +
-                     std::to_string(i);
+  // Made only for a message: a call that passes allocates nothing here.
+  auto what = [&] {
+    return "entry '" + entry.name + "': argument " + std::to_string(i);
+  };
   for (size_t d = 0; d < rank; ++d)
     if (sizes[d] < 0 || (value.shape[d] >= 0 && sizes[d] != value.shape[d]))
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  what + " has sizes " + describeWords(sizes, rank) +
+                  what() + " has sizes " + describeWords(sizes, rank) +
                       "; dimension " + std::to_string(d) + " must be " +
                       (value.shape[d] >= 0 ? std::to_string(value.shape[d])
                                            : std::string("at least 0")));
@@ -334,14 +335,14 @@ static gpRtStatus checkBuffer(const Entry &entry, size_t i,
   for (size_t d = 0; d < rank; ++d)
     if (__builtin_mul_overflow(elements, sizes[d], &elements))
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  what + " has sizes " + describeWords(sizes, rank) +
+                  what() + " has sizes " + describeWords(sizes, rank) +
                       ", whose product overflows");
   if (ref.offset < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                what + ": negative offset " + std::to_string(ref.offset));
+                what() + ": negative offset " + std::to_string(ref.offset));
   if (elements > 0 && !ref.aligned && value.device != "meta")
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                what + ": null memory (aligned pointer) for " +
+                what() + ": null memory (aligned pointer) for " +
                     std::to_string(elements) + " element(s)");
   if (value.strided)
     return GP_RT_SUCCESS;
@@ -349,35 +350,52 @@ static gpRtStatus checkBuffer(const Entry &entry, size_t i,
   for (size_t d = rank; d-- > 0;) {
     if (sizes[d] > 1 && strides[d] != expected)
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  what + " has sizes " + describeWords(sizes, rank) +
+                  what() + " has sizes " + describeWords(sizes, rank) +
                       " and strides " + describeWords(strides, rank) +
                       "; the entry takes a row-major buffer (copy the view "
                       "to a contiguous one)");
     // A zero size makes the whole product fit but not a partial one.
     if (__builtin_mul_overflow(expected, sizes[d], &expected))
       return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  what + " has sizes " + describeWords(sizes, rank) +
+                  what() + " has sizes " + describeWords(sizes, rank) +
                       ", whose product overflows");
   }
   return GP_RT_SUCCESS;
 }
 
-/// Fails, naming the argument, when a caller's argument is null (an index
-/// argument's value is read through its pointer) or a buffer descriptor
-/// checkBuffer refuses. Bound parameters' descriptors (`fromBinding`) were
-/// checked when they were bound.
+/// Fails, naming argument `i`, when it is null (an index argument's value
+/// is read through its pointer) or a buffer descriptor checkBuffer refuses.
+static gpRtStatus checkArgument(const Entry &entry, void **args, size_t i) {
+  if (!args[i])
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "entry '" + entry.name + "': argument " + std::to_string(i) +
+                    " is null");
+  if (entry.args[i].isBuffer)
+    return checkBuffer(entry, i, *static_cast<const gpRtMemRef *>(args[i]));
+  return GP_RT_SUCCESS;
+}
+
+/// Checks the caller's arguments of a call (checkArgument), in order.
+/// Bound parameters' descriptors were checked when they were bound: with
+/// `resolved` (an entry taking parameters) only the user arguments and the
+/// parameters the caller passed itself are checked, so a call costs
+/// nothing per bound parameter here.
 static gpRtStatus checkArguments(const Entry &entry, void **args,
-                                 const uint8_t *fromBinding) {
+                                 void **callerArgs,
+                                 const ResolvedArguments *resolved) {
+  if (!resolved || !resolved->overridden) {
+    for (int32_t i : entry.userArgs)
+      if (gpRtStatus status = checkArgument(entry, args, i))
+        return status;
+    return GP_RT_SUCCESS;
+  }
+  const uint8_t *kinds = resolved->bound->kinds.data();
   for (size_t i = 0; i < entry.args.size(); ++i) {
-    if (fromBinding && fromBinding[i])
-      continue;
-    if (!args[i])
-      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                  "entry '" + entry.name + "': argument " + std::to_string(i) +
-                      " is null");
-    if (entry.args[i].isBuffer)
-      if (gpRtStatus status =
-              checkBuffer(entry, i, *static_cast<const gpRtMemRef *>(args[i])))
+    bool fromBinding =
+        kinds[i] == BoundArguments::Runtime ||
+        (kinds[i] == BoundArguments::Parameter && !callerArgs[i]);
+    if (!fromBinding)
+      if (gpRtStatus status = checkArgument(entry, args, i))
         return status;
   }
   return GP_RT_SUCCESS;
@@ -391,15 +409,14 @@ gpRtStatus gp::rt::callEntry(gpRtArtifact &artifact, int32_t index, void **args,
   // Null slots of parameters take their bound descriptors, from one set of
   // bindings held for the whole call.
   ResolvedArguments resolved;
+  void **callerArgs = args;
   if (entry.takesParameters) {
-    if (gpRtStatus status =
-            resolveParameters(artifact, entry, args, resolved))
+    if (gpRtStatus status = resolveParameters(artifact, index, args, resolved))
       return status;
-    args = resolved.args.data();
+    args = resolved.args;
   }
   if (gpRtStatus status = checkArguments(
-          entry, args,
-          entry.takesParameters ? resolved.fromBinding.data() : nullptr))
+          entry, args, callerArgs, entry.takesParameters ? &resolved : nullptr))
     return status;
   // The sizes the program uses as one must be one: compiled code would
   // read past the smaller buffer.
@@ -488,8 +505,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(
     gpRtArtifact *artifact, int32_t index, void **args, void **results,
     void *const *outputs, const int64_t *outputBytes) {
   if (gpRtStatus status =
-          runCall("gpRtArtifactCallWithOutputs", artifact, index, args,
-                  results, std::nullopt, /*onStream=*/false, nullptr))
+          runCall("gpRtArtifactCallWithOutputs", artifact, index, args, results,
+                  std::nullopt, /*onStream=*/false, nullptr))
     return status;
   if (!outputs)
     return GP_RT_SUCCESS;

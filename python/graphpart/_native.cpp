@@ -9,6 +9,7 @@
 
 #include <torch/extension.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -130,10 +131,13 @@ public:
         spec.dtype = scalarType(spec.elementType);
         spec.shape = tuple[3].cast<std::vector<int64_t>>();
       }
-      if (!spec.isParameter)
-        ++userArgs_;
+      if (!spec.isParameter) {
+        userPositions_.push_back(args_.size());
+        userWords_ += spec.isBuffer ? 3 + 2 * spec.shape.size() : 1;
+      }
       args_.push_back(std::move(spec));
     }
+    userArgs_ = static_cast<int64_t>(userPositions_.size());
     for (py::handle item : results) {
       auto tuple = item.cast<py::tuple>();
       ResultSpec spec;
@@ -144,6 +148,8 @@ public:
         spec.inHostMemory = tuple[3].cast<bool>();
         anyHostResult_ |= cuda_ && spec.inHostMemory;
       }
+      resultOffsets_.push_back(resultWords_);
+      resultWords_ += spec.isBuffer ? 3 + 2 * spec.rank : 1;
       results_.push_back(spec);
     }
   }
@@ -152,25 +158,28 @@ public:
     if (static_cast<int64_t>(values.size()) != userArgs_)
       raise(name_ + " takes " + std::to_string(userArgs_) +
             " argument(s), got " + std::to_string(values.size()));
-    // Descriptors: 3 + 2 * rank words per buffer, one per index value.
-    std::vector<std::vector<int64_t>> words(args_.size());
+    // Descriptors: 3 + 2 * rank words per buffer, one per index value, of
+    // the user's arguments only, in one array: nothing here is made per
+    // bound parameter, whose slots stay null (the runtime reads the bound
+    // descriptor).
+    std::vector<int64_t> words(userWords_);
     std::vector<at::Tensor> keep;
-    keep.reserve(args_.size());
+    keep.reserve(userPositions_.size());
     std::vector<void *> argPointers(args_.size(), nullptr);
-    size_t next = 0;
-    for (size_t position = 0; position < args_.size(); ++position) {
+    size_t used = 0;
+    for (size_t user = 0; user < userPositions_.size(); ++user) {
+      size_t position = userPositions_[user];
       const ArgSpec &spec = args_[position];
-      if (spec.isParameter)
-        continue; // The runtime reads the bound descriptor.
-      size_t user = next++;
       py::handle value = values[user];
+      int64_t *descriptor = words.data() + used;
       if (!spec.isBuffer) {
         if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr()))
           raise(name_ + ": argument " + std::to_string(user) +
                 " is an index; got " +
                 py::str(py::type::of(value)).cast<std::string>());
-        words[position] = {value.cast<int64_t>()};
-        argPointers[position] = words[position].data();
+        descriptor[0] = value.cast<int64_t>();
+        argPointers[position] = descriptor;
+        used += 1;
         continue;
       }
       if (!THPVariable_Check(value.ptr()))
@@ -180,23 +189,23 @@ public:
       checkTensor(user, spec, tensor, value);
       if (!tensor.is_contiguous())
         tensor = tensor.contiguous();
-      std::vector<int64_t> &descriptor = words[position];
       auto address = reinterpret_cast<int64_t>(tensor.data_ptr());
-      descriptor = {address, address, 0};
-      for (int64_t size : tensor.sizes())
-        descriptor.push_back(size);
-      for (int64_t stride : tensor.strides())
-        descriptor.push_back(stride);
-      argPointers[position] = descriptor.data();
+      size_t rank = spec.shape.size();
+      descriptor[0] = address;
+      descriptor[1] = address;
+      descriptor[2] = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        descriptor[3 + d] = tensor.size(d);
+        descriptor[3 + rank + d] = tensor.stride(d);
+      }
+      argPointers[position] = descriptor;
+      used += 3 + 2 * rank;
       keep.push_back(std::move(tensor));
     }
-    std::vector<std::vector<int64_t>> resultWords(results_.size());
+    std::vector<int64_t> resultWords(resultWords_, 0);
     std::vector<void *> resultPointers(results_.size());
-    for (size_t i = 0; i < results_.size(); ++i) {
-      resultWords[i].assign(
-          results_[i].isBuffer ? 3 + 2 * results_[i].rank : 1, 0);
-      resultPointers[i] = resultWords[i].data();
-    }
+    for (size_t i = 0; i < results_.size(); ++i)
+      resultPointers[i] = resultWords.data() + resultOffsets_[i];
     int32_t status = 0;
     {
       py::gil_scoped_release release;
@@ -216,7 +225,8 @@ public:
       raise("call " + name_ + ": " + lastError_());
     std::vector<py::object> outputs;
     for (size_t i = 0; i < results_.size(); ++i)
-      outputs.push_back(result(results_[i], resultWords[i]));
+      outputs.push_back(
+          result(results_[i], resultWords.data() + resultOffsets_[i]));
     size_t written = mutatedInputs_.size();
     size_t kept = outputs.size() - written;
     for (size_t i = 0; i < written; ++i) {
@@ -237,10 +247,9 @@ public:
 private:
   /// The position among the user's values of entry argument `position`.
   size_t userIndex(int64_t position) const {
-    size_t user = 0;
-    for (int64_t i = 0; i < position; ++i)
-      user += args_[i].isParameter ? 0 : 1;
-    return user;
+    return std::lower_bound(userPositions_.begin(), userPositions_.end(),
+                            static_cast<size_t>(position)) -
+           userPositions_.begin();
   }
 
   void checkTensor(size_t user, const ArgSpec &spec, const at::Tensor &tensor,
@@ -266,14 +275,12 @@ private:
             "; the program runs on cuda:" + std::to_string(device_));
   }
 
-  py::object result(const ResultSpec &spec,
-                    const std::vector<int64_t> &words) const {
+  py::object result(const ResultSpec &spec, const int64_t *words) const {
     if (!spec.isBuffer)
       return py::int_(words[0]);
     int64_t rank = spec.rank;
-    std::vector<int64_t> sizes(words.begin() + 3, words.begin() + 3 + rank);
-    std::vector<int64_t> strides(words.begin() + 3 + rank,
-                                 words.begin() + 3 + 2 * rank);
+    std::vector<int64_t> sizes(words + 3, words + 3 + rank);
+    std::vector<int64_t> strides(words + 3 + rank, words + 3 + 2 * rank);
     at::TensorOptions options = at::TensorOptions().dtype(spec.dtype);
     options = cuda_ && !spec.inHostMemory
                   ? options.device(at::kCUDA, static_cast<int>(device_))
@@ -312,6 +319,12 @@ private:
   std::vector<ArgSpec> args_;
   std::vector<ResultSpec> results_;
   int64_t userArgs_ = 0;
+  /// The entry positions of the user's arguments, in order, and the words
+  /// their descriptors take; where each result's words start.
+  std::vector<size_t> userPositions_;
+  size_t userWords_ = 0;
+  std::vector<size_t> resultOffsets_;
+  size_t resultWords_ = 0;
   bool anyHostResult_ = false;
 };
 

@@ -180,6 +180,75 @@ TEST_F(ParameterTest, RebindingIsSeenAndReBindsTheCapturedGraph) {
             (std::vector<float>{1, 2, 3, 4}));
 }
 
+// Calls whose user input moves reuse the last call's graph key without
+// placing every input again (GraphCache.cpp, samePlacement); a rebinding
+// (a new address for a parameter) must still be seen by the next call,
+// whichever way the user input moved, and an input that moves onto a
+// parameter's memory must get a key of its own.
+TEST_F(ParameterTest, RebindingIsSeenWhileTheUserInputMoves) {
+  float x1[4] = {1, 2, 3, 4}, x2[4] = {10, 20, 30, 40};
+  float w[4] = {1, 1, 1, 1}, w2[4] = {2, 2, 2, 2}, w3[4] = {3, 3, 3, 3};
+  float b[4] = {0, 0, 0, 0};
+  Vec1 x1d = vec(x1, 4), x2d = vec(x2, 4), wd = vec(w, 4), w2d = vec(w2, 4),
+       w3d = vec(w3, 4), bd = vec(b, 4);
+  ASSERT_EQ(bind("layer.weight", &wd), GP_RT_SUCCESS);
+  ASSERT_EQ(bind("layer.bias", &bd), GP_RT_SUCCESS);
+  // Warm-up and capture on x1, then x alternates.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(call("affine", {&x1d, nullptr, nullptr}),
+              (std::vector<float>{1, 2, 3, 4}));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(call("affine", {&x2d, nullptr, nullptr}),
+              (std::vector<float>{10, 20, 30, 40}));
+    EXPECT_EQ(call("affine", {&x1d, nullptr, nullptr}),
+              (std::vector<float>{1, 2, 3, 4}));
+  }
+  // A new address for the weight, seen by the next call whether the user
+  // input moved with it or not.
+  ASSERT_EQ(bind("layer.weight", &w2d), GP_RT_SUCCESS);
+  EXPECT_EQ(call("affine", {&x2d, nullptr, nullptr}),
+            (std::vector<float>{20, 40, 60, 80}));
+  EXPECT_EQ(call("affine", {&x2d, nullptr, nullptr}),
+            (std::vector<float>{20, 40, 60, 80}));
+  ASSERT_EQ(bind("layer.weight", &w3d), GP_RT_SUCCESS);
+  EXPECT_EQ(call("affine", {&x2d, nullptr, nullptr}),
+            (std::vector<float>{30, 60, 90, 120}));
+  EXPECT_EQ(call("affine", {&x1d, nullptr, nullptr}),
+            (std::vector<float>{3, 6, 9, 12}));
+  ASSERT_EQ(bind("layer.weight", &wd), GP_RT_SUCCESS);
+  EXPECT_EQ(call("affine", {&x2d, nullptr, nullptr}),
+            (std::vector<float>{10, 20, 30, 40}));
+  // The user input moved onto the bias's memory: the inputs overlap, a
+  // placement of its own (captured at once: the shape had its warm-up),
+  // then apart again.
+  b[0] = 1, b[1] = 2, b[2] = 3, b[3] = 4;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(call("affine", {&bd, nullptr, nullptr}),
+              (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(call("affine", {&x1d, nullptr, nullptr}),
+            (std::vector<float>{2, 4, 6, 8}));
+  gpRtStats s = stats();
+  EXPECT_EQ(s.captures, 2) << "captures: one per placement";
+}
+
+// A caller's own descriptor for a parameter is checked like any argument;
+// bound ones were checked when bound.
+TEST_F(ParameterTest, AnOverridingDescriptorIsChecked) {
+  float x[4] = {1, 1, 1, 1}, w[4] = {1, 1, 1, 1}, b[4] = {0, 0, 0, 0};
+  Vec1 xd = vec(x, 4), wd = vec(w, 4), bd = vec(b, 4), bad = vec(w, 3);
+  ASSERT_EQ(bind("layer.weight", &wd), GP_RT_SUCCESS);
+  ASSERT_EQ(bind("layer.bias", &bd), GP_RT_SUCCESS);
+  gpRtStatus status = GP_RT_SUCCESS;
+  call("affine", {&xd, &bad, nullptr}, &status);
+  EXPECT_EQ(status, GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("argument 1 has sizes [3]"),
+            std::string::npos)
+      << gpRtGetLastError();
+  // The next call without it uses the binding again.
+  EXPECT_EQ(call("affine", {&xd, nullptr, nullptr}),
+            (std::vector<float>{1, 1, 1, 1}));
+}
+
 TEST_F(ParameterTest, ANonNullSlotOverridesTheBindingForOneCall) {
   float x[4] = {1, 1, 1, 1}, w[4] = {1, 1, 1, 1}, other[4] = {3, 3, 3, 3},
         b[4] = {0, 0, 0, 0};
