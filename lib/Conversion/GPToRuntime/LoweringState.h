@@ -39,6 +39,12 @@ struct LoweredRegion {
   PartitionOp partition;
   Type resultStruct;
   int64_t resultBytes = 0;
+  /// Per result, the input the body yields unchanged (the partition passes
+  /// it on for ordering), or -1: such a result is the launch's own input,
+  /// not a field of the result block, so no replay copies it.
+  SmallVector<int64_t> passedInput;
+  /// Per result, its field in the result block, or -1 for a passed input.
+  SmallVector<int32_t> resultField;
   int64_t globalId = 0;
   SmallVector<Value> inputs;
 };

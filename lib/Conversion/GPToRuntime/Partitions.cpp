@@ -47,13 +47,26 @@ struct PartitionOutlining : GPToRuntimePattern<PartitionOp> {
     lowered.inputs.assign(adaptor.getInputs().begin(),
                           adaptor.getInputs().end());
 
-    // Result block: one storage slot per result.
+    // Result block: one storage slot per result the body makes. An input
+    // yielded unchanged is the launch's input again: a slot for it would be
+    // copied on every replay (and every bound parameter is one).
     SmallVector<Type> resultStorage;
-    for (Type type : partition.getResultTypes())
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (auto [index, value] : llvm::enumerate(yield.getValues())) {
+      auto argument = dyn_cast<BlockArgument>(value);
+      bool passed = argument && argument.getOwner() == &body &&
+                    argument.getType() == partition.getResult(index).getType();
+      lowered.passedInput.push_back(
+          passed ? static_cast<int64_t>(argument.getArgNumber()) : -1);
+      lowered.resultField.push_back(
+          passed ? -1 : static_cast<int32_t>(resultStorage.size()));
+      if (passed)
+        continue;
+      Type type = partition.getResult(index).getType();
       resultStorage.push_back(rt.storageType(type));
-    lowered.resultStruct = LLVM::LLVMStructType::getLiteral(ctx, resultStorage);
-    for (Type type : partition.getResultTypes())
       lowered.resultBytes += rt.storageBytes(type);
+    }
+    lowered.resultStruct = LLVM::LLVMStructType::getLiteral(ctx, resultStorage);
 
     // The outlined body.
     auto function = partition->getParentOfType<func::FuncOp>();
@@ -119,9 +132,11 @@ struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
     // The body's end: results into the result block.
     RuntimeCallBuilder rt = emitterFor(yield, rewriter);
     for (auto [index, value] : llvm::enumerate(adaptor.getValues())) {
+      if (body.resultField[index] < 0)
+        continue; // A passed input: the launch has it.
       Value field = LLVM::GEPOp::create(
           rewriter, loc, rt.ptrType, body.resultStruct, body.results,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+          ArrayRef<LLVM::GEPArg>{0, body.resultField[index]});
       rt.store(loc, rt.toStorage(loc, value), field);
     }
     func::ReturnOp::create(rewriter, loc, rt.constI32(loc, 0));
@@ -188,9 +203,13 @@ struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
     }
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(partition.getResults())) {
+      if (body.passedInput[index] >= 0) {
+        results.push_back(body.inputs[body.passedInput[index]]);
+        continue;
+      }
       Value field = LLVM::GEPOp::create(
           rewriter, loc, ptrType, body.resultStruct, resultsBlock,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+          ArrayRef<LLVM::GEPArg>{0, body.resultField[index]});
       results.push_back(rt.loadValue(loc, result.getType(), field));
     }
 

@@ -125,3 +125,32 @@ func.func @strided_arg(%x: memref<4xf32, strided<[2]>, #cuda0>) -> memref<4xf32,
   gp.copy %x, %y : memref<4xf32, strided<[2]>, #cuda0> to memref<4xf32, #cuda0>
   return %y : memref<4xf32, #cuda0>
 }
+
+// -----
+
+// A partition passes on the inputs it leaves alive (for ordering); those
+// are the launch's own inputs again, not fields of the result block that a
+// replay would copy: the block holds the one buffer made here (40 bytes,
+// not 80), and the entry returns %w's descriptor itself.
+
+// CHECK-LABEL: func.func @gp_entry_passed_on(
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(40 : i64) : i64
+// CHECK: call @gpRtRunPartitionWithResults(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}})
+// CHECK: llvm.getelementptr %{{.*}}[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
+// CHECK-NOT: llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct
+// CHECK-LABEL: func.func private @gp_partition_passed_on_0(
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0) -> (d0)>
+func.func @passed_on(%x: memref<4xf32, #cuda0>, %w: memref<4xf32, #cuda0>) -> (memref<4xf32, #cuda0>, memref<4xf32, #cuda0>) {
+  %y = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "add" ins(%x, %w : memref<4xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%y : memref<4xf32, #cuda0>) {
+  ^bb0(%a: memref<4xf32, #cuda0>, %b: memref<4xf32, #cuda0>, %out: memref<4xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %b : memref<4xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%out : memref<4xf32, #cuda0>) {
+    ^bb0(%p: f32, %q: f32, %unused: f32):
+      %r = arith.addf %p, %q : f32
+      linalg.yield %r : f32
+    }
+  }
+  return %y, %w : memref<4xf32, #cuda0>, memref<4xf32, #cuda0>
+}
