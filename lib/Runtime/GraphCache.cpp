@@ -1,12 +1,11 @@
 //===- GraphCache.cpp - a partition's graphs per shape key ----------------===//
 //
-// Owns what a thread keeps per partition: shape keys and the warm-up runs
-// they had, one executable per recorded key (shape and placement of the
-// inputs) in a bounded cache with least-recently-used eviction (an evicted
-// executable is updated in place for the new key when the topology
-// matches), the decision, per run, between an eager run, a warm-up, a
-// capture and a replay, and re-binding a replayed executable to inputs
-// that moved.
+// The cache of a partition's graphs: one executable per recorded key (shape
+// and placement of the inputs) in a bounded cache with least-recently-used
+// eviction (an evicted executable is updated in place for the new key when
+// the topology matches), variants per recurring set of input addresses,
+// and re-binding a replayed executable to inputs that moved. When to warm
+// up, capture or replay is the partition runner's (PartitionRunner.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,15 +22,6 @@
 
 using namespace gp::rt;
 
-static std::string describeKey(const std::vector<int64_t> &key) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < key.size(); ++i)
-    os << (i ? ", " : "") << key[i];
-  os << "]";
-  return os.str();
-}
-
 static size_t executableCount(const PartitionState &state) {
   size_t count = 0;
   for (const auto &entry : state.keys)
@@ -42,10 +32,9 @@ static size_t executableCount(const PartitionState &state) {
 /// Drops the least recently used executable of the partition, handing it
 /// to `evicted`; a key whose last executable it was is evicted (its pool
 /// memory is the partition's, which stays).
-template <typename Note>
 static void evictOne(gpRtProgram &program, PartitionState &state,
                      std::vector<std::unique_ptr<Executable>> &evicted,
-                     const Note &note) {
+                     const NoteFn &note) {
   auto victim = state.keys.end();
   size_t variant = 0;
   for (auto it = state.keys.begin(); it != state.keys.end(); ++it)
@@ -71,10 +60,10 @@ static void evictOne(gpRtProgram &program, PartitionState &state,
 /// otherwise the least recently used are evicted (down to one below the
 /// capacity, which an API call may have lowered) and an evicted executable
 /// is updated in place when the topologies match (else a new one is made).
-static gpRtStatus
-makeExecutable(gpRtProgram &program, Device &device, PartitionState &state,
-               Captured &graph, std::unique_ptr<Executable> &executable,
-               const std::function<void(const char *)> &note) {
+static gpRtStatus makeExecutable(gpRtProgram &program, Device &device,
+                                 PartitionState &state, Captured &graph,
+                                 std::unique_ptr<Executable> &executable,
+                                 const NoteFn &note) {
   size_t capacity = program.policy.graphCacheCapacity;
   std::vector<std::unique_ptr<Executable>> evicted;
   while (!state.keys.empty() && executableCount(state) >= capacity)
@@ -122,8 +111,8 @@ static bool boundTo(const Executable &exec,
 /// Whether a run's `inputs` are where the last run's (`last`) were. One
 /// memcmp: this runs on every replay, over every input (bound parameters
 /// included), so it must cost next to nothing per input.
-static bool sameInputs(const std::vector<InputRange> &last,
-                       const gpRtPartitionInput *inputs, int32_t numInputs) {
+bool gp::rt::sameInputs(const std::vector<InputRange> &last,
+                        const gpRtPartitionInput *inputs, int32_t numInputs) {
   static_assert(
       sizeof(InputRange) == sizeof(gpRtPartitionInput) &&
           offsetof(InputRange, base) == offsetof(gpRtPartitionInput, base) &&
@@ -140,11 +129,10 @@ static bool sameInputs(const std::vector<InputRange> &last,
 /// Keeps what a capture found about its inputs: a graph holding addresses
 /// that cannot be re-bound makes the partition keyed by input addresses
 /// from now on (said once), library kernels key their inputs' alignment.
-template <typename Note>
 static void recordBindings(gpRtProgram &program, int32_t partition,
                            PartitionState &state, const Captured &graph,
                            const std::vector<BindingSite> &resultSites,
-                           const Note &note) {
+                           const NoteFn &note) {
   size_t numInputs = state.inputs.size();
   if (!graph.fixedReason.empty() && state.fixedReason.empty()) {
     state.fixedReason = graph.fixedReason;
@@ -175,10 +163,9 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
 /// re-bound. Also points the key's results at the inputs. The partition's
 /// pool counts as one more input: graphs captured before it was replaced
 /// are re-bound to the new one here.
-template <typename Note>
-static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
-                              PartitionState &state, KeyState &key,
-                              Executable *&chosen, const Note &note) {
+gpRtStatus gp::rt::bindVariant(gpRtProgram &program, Device &device,
+                               PartitionState &state, KeyState &key,
+                               Executable *&chosen, const NoteFn &note) {
   const std::vector<InputRange> &inputs = state.bindings;
   auto rebound = [&] {
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -256,8 +243,9 @@ static gpRtStatus bindVariant(gpRtProgram &program, Device &device,
 /// (the partition is not keyed by address, and where a library kernel
 /// reads it its alignment class is unchanged). Anything else places the
 /// inputs again.
-static bool samePlacement(const PartitionState &state,
-                          const gpRtPartitionInput *inputs, int32_t numInputs) {
+bool gp::rt::samePlacement(const PartitionState &state,
+                           const gpRtPartitionInput *inputs,
+                           int32_t numInputs) {
   if (static_cast<int32_t>(state.inputs.size()) != numInputs ||
       static_cast<int32_t>(state.alone.size()) != numInputs ||
       !state.fixedReason.empty())
@@ -303,10 +291,9 @@ static bool samePlacement(const PartitionState &state,
 /// first. Graphs of earlier keys keep the old pool's addresses as sites
 /// and are re-bound when they next replay, unless the partition's graphs
 /// cannot be re-bound: those keys are dropped and captured again.
-template <typename Note>
-static gpRtStatus growPool(gpRtProgram &program, Device &device,
-                           gpRtStream &stream, PartitionState &state,
-                           const Note &note) {
+gpRtStatus gp::rt::growPool(gpRtProgram &program, Device &device,
+                            gpRtStream &stream, PartitionState &state,
+                            const NoteFn &note) {
   if (state.pool && !state.pool->blocks.empty())
     if (gpRtStatus status = device.synchronize(stream))
       return status;
@@ -329,236 +316,75 @@ static gpRtStatus growPool(gpRtProgram &program, Device &device,
   return GP_RT_SUCCESS;
 }
 
-gpRtStatus gp::rt::runPartition(gpRtProgram &program, int32_t partition,
-                                const int64_t *shapeKey, gpRtPartitionBody body,
-                                void *userData, void *results,
-                                int64_t resultBytes,
-                                const gpRtPartitionInput *inputs,
-                                int32_t numInputs) {
-  const gpRtPartitionInfo &info = program.partitions[partition];
-  std::vector<int64_t> key(shapeKey, shapeKey + info.numShapeSymbols);
-  // Messages name the partition and key; built only when needed, so a
-  // replay with logging off formats nothing.
-  auto where = [&] {
-    return program.name + ": partition " + std::to_string(partition) +
-           " shape " + describeKey(key);
-  };
-  auto note = [&](const std::string &what) {
-    if (logEnabled(GP_RT_LOG_CUDAGRAPHS))
-      log(GP_RT_LOG_CUDAGRAPHS, where() + ": " + what);
-  };
-
-  ThreadContext *context = nullptr;
-  if (gpRtStatus status = program.context(context))
-    return status;
-  gpRtStream &stream = context->stream;
-  Device &device = *context->device;
-  PartitionState &state = context->partitions[partition];
-  // Runs the body now. Memory for run-time sizes lives until the next eager
-  // run of the partition: the body's outputs may be read after it returns.
-  auto runNow = [&](AllocationTrace *trace) -> gpRtStatus {
-    if (!state.lastRunMemory)
-      state.lastRunMemory = std::make_unique<DynamicMemory>(program.driver);
-    DynamicMemory &memory = *state.lastRunMemory;
-    if (!memory.blocks.empty()) {
-      // Queued work may still use the memory about to be reused.
-      if (gpRtStatus sync = device.synchronize(stream))
-        return sync;
-      memory.recycle();
-    }
-    stream.fresh = &memory;
-    stream.trace = trace;
-    gpRtStatus status = body(&stream, userData);
-    stream.fresh = nullptr;
-    stream.trace = nullptr;
-    memory.endRun();
-    return status;
-  };
-  auto runEagerly = [&](const std::string &why) -> gpRtStatus {
-    if (program.policy.orError)
-      return fail(GP_RT_ERROR_NOT_CAPTURED,
-                  where() + " would run uncaptured (" + why +
-                      ") and or-error mode is on");
-    program.count(&gpRtStats::eagerRuns);
-    note("eager run: " + why);
-    return runNow(nullptr);
-  };
-  // Launches `executable` (bound to this run's inputs) and hands back the
-  // results its capture recorded.
-  auto replay = [&](KeyState &keyState, Executable &executable) {
-    if (gpRtStatus status = device.launch(executable, stream))
-      return status;
-    if (resultBytes > 0 &&
-        static_cast<int64_t>(keyState.results.size()) == resultBytes)
-      std::memcpy(results, keyState.results.data(), resultBytes);
-    program.count(&gpRtStats::replays);
-    note("replayed");
-    return GP_RT_SUCCESS;
-  };
-  if (!info.capturable)
-    return runEagerly("eager partition: " + program.reasons[partition]);
-  if (!program.policy.captureEnabled) {
-    program.count(&gpRtStats::eagerRuns);
-    return runNow(nullptr); // The eager reference run: not an or-error.
-  }
-  if (!program.policy.inCaptureSizes(key))
-    return runEagerly("shape not in the capture sizes");
-
-  if (PartitionState::LastReplay &last = state.lastReplay;
-      last.variant && last.shapeKey == key &&
-      sameInputs(state.inputs, inputs, numInputs)) {
-    ++state.uses;
-    last.variant->lastUse = state.uses;
-    return replay(*last.key, *last.variant->executable);
-  }
-  // The last replay's key when only inputs that stand alone moved: its
-  // variants are then chosen or re-bound for the new addresses below.
-  KeyState *keyState = nullptr;
-  if (PartitionState::LastReplay &last = state.lastReplay;
-      last.variant && last.shapeKey == key &&
-      samePlacement(state, inputs, numInputs))
-    keyState = last.key;
-  state.lastReplay = {};
+void gp::rt::setInputs(PartitionState &state, const gpRtPartitionInput *inputs,
+                       int32_t numInputs) {
   state.inputs.resize(numInputs);
   for (int32_t i = 0; i < numInputs; ++i)
     state.inputs[i] = {reinterpret_cast<uintptr_t>(inputs[i].base),
                        inputs[i].bytes};
-  auto bindToPool = [&] {
-    state.bindings = state.inputs;
-    state.bindings.push_back(
-        {state.pool && !state.pool->blocks.empty()
-             ? reinterpret_cast<uintptr_t>(state.pool->blocks.front().first)
-             : 0,
-         state.poolCapacity});
-  };
-  bindToPool();
-  auto place = [&] {
-    placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
-                 state.placementOrder, state.placement);
-    // Which inputs are alone in their group, for samePlacement.
-    size_t n = state.inputs.size();
-    std::vector<uint32_t> &members = state.groupMembers;
-    members.assign(n, 0);
-    for (size_t i = 0; i < n; ++i)
-      ++members[state.placement[2 * i]];
-    state.alone.resize(n);
-    for (size_t i = 0; i < n; ++i)
-      state.alone[i] = members[state.placement[2 * i]] == 1;
-  };
-  if (!keyState)
-    place();
-  auto found = keyState ? state.keys.end()
-                        : state.keys.find(GraphKeyView{key, state.placement});
-  if (!keyState && found == state.keys.end()) {
-    ShapeState &shape = state.shapes[key];
-    if (!shape.captureFault.empty())
-      return runEagerly("its capture failed: " + shape.captureFault);
-    if (shape.warmups < program.policy.warmupRuns) {
-      ++shape.warmups;
-      program.count(&gpRtStats::warmupRuns);
-      note("warm-up run");
-      shape.trace.clear();
-      gpRtStatus status = runNow(&shape.trace);
-      shape.poolPlan = planPool(shape.trace);
-      state.largestPlan = std::max(state.largestPlan, shape.poolPlan.total);
-      return status;
-    }
-    // The capture lays its run-time-sized buffers out in the partition's
-    // pool as the warm-up's plan says (what is live at once, not the sum).
-    // The pool is allocated before the capture (allocating while capturing
-    // is not allowed); one too small is replaced by one as large as the
-    // largest plan seen, the keys captured so far are re-bound to it.
-    if (shape.poolPlan.total > state.poolCapacity) {
-      if (gpRtStatus status = growPool(program, device, stream, state, note))
-        return status;
-    } else if (!state.pool) {
-      state.pool = std::make_unique<DynamicMemory>(program.driver);
-    }
-    bindToPool();
-    stream.fixedReason.clear();
-    stream.ownKernels.clear();
-    if (gpRtStatus status = device.beginCapture(stream))
-      return status;
-    stream.pool = state.pool.get();
-    stream.poolPlan = &shape.poolPlan;
-    stream.poolCursor = 0;
-    gpRtStatus bodyStatus = body(&stream, userData);
-    stream.pool = nullptr;
-    stream.poolPlan = nullptr;
-    std::unique_ptr<Captured> graph;
-    gpRtStatus endStatus = device.endCapture(stream, graph);
-    // A capture fault (the body did something a capture cannot hold, or
-    // the capture was invalidated: an extern that synchronizes, say)
-    // leaves nothing behind; the shape runs eagerly from now on, this run
-    // included, unless or-error mode forbids it. Any other failure of the
-    // body is the run's error, and the next run captures again.
-    bool fault =
-        bodyStatus == GP_RT_ERROR_NOT_CAPTURED || endStatus != GP_RT_SUCCESS;
-    if (!fault && bodyStatus != GP_RT_SUCCESS)
-      return bodyStatus;
-    if (fault) {
-      shape.captureFault = gpRtGetLastError();
-      warn(where() + ": the capture failed (" + shape.captureFault +
-           "); this shape runs eagerly from now on");
-      return runEagerly("its capture failed: " + shape.captureFault);
-    }
-    program.count(&gpRtStats::captures);
-    note(shape.captured ? "captured for another placement of its inputs"
-                        : "captured");
-    // Where the graph and the results hold input addresses, so that runs
-    // with inputs elsewhere re-bind them rather than capture again.
-    if (gpRtStatus status = device.findInputAddresses(*graph, state.bindings))
-      return status;
-    std::vector<BindingSite> resultSites;
-    findSites(results, resultBytes > 0 ? resultBytes : 0, state.bindings,
-              SiteKind::ResultWord, 0, 0, resultSites);
-    recordBindings(program, partition, state, *graph, resultSites, note);
-    place();
-    bool newShape = !shape.captured;
-    shape.captured = true;
-    if (newShape && ++state.recordedShapes > program.policy.shapeWarningLimit) {
-      program.count(&gpRtStats::shapeWarnings);
-      warn(program.name + ": partition " + std::to_string(partition) +
-           " has recorded " + std::to_string(state.recordedShapes) +
-           " distinct shapes (limit " +
-           std::to_string(program.policy.shapeWarningLimit) +
-           "): each new shape costs a capture; consider capture sizes or "
-           "static shapes");
-    }
-    std::unique_ptr<Executable> executable;
-    if (gpRtStatus status =
-            makeExecutable(program, device, state, *graph, executable,
-                           [&](const char *what) { note(what); }))
-      return status;
-    executable->sites = std::move(graph->sites);
-    executable->bound.resize(state.bindings.size());
-    for (size_t i = 0; i < state.bindings.size(); ++i)
-      executable->bound[i] = state.bindings[i].base;
-    graph.reset(); // The executable is all a replay needs.
-    found =
-        state.keys.emplace(GraphKey{key, state.placement}, KeyState()).first;
-    KeyState &made = found->second;
-    made.variants.push_back(
-        {std::move(executable), hashBases(state.bindings), state.uses});
-    const uint8_t *written = static_cast<const uint8_t *>(results);
-    made.results.assign(written, written + resultBytes);
-    made.resultSites = std::move(resultSites);
-    made.resultsBound.resize(state.bindings.size());
-    for (size_t i = 0; i < state.bindings.size(); ++i)
-      made.resultsBound[i] = state.bindings[i].base;
-  }
+  bindToPool(state);
+}
 
-  if (!keyState)
-    keyState = &found->second;
-  ++state.uses;
-  Executable *executable = nullptr;
-  if (gpRtStatus status =
-          bindVariant(program, device, state, *keyState, executable, note))
+void gp::rt::bindToPool(PartitionState &state) {
+  state.bindings = state.inputs;
+  state.bindings.push_back(
+      {state.pool && !state.pool->blocks.empty()
+           ? reinterpret_cast<uintptr_t>(state.pool->blocks.front().first)
+           : 0,
+       state.poolCapacity});
+}
+
+void gp::rt::placeInputs(PartitionState &state) {
+  placementKey(state.inputs, state.alignmentKeyed, !state.fixedReason.empty(),
+               state.placementOrder, state.placement);
+  // Which inputs are alone in their group, for samePlacement.
+  size_t n = state.inputs.size();
+  std::vector<uint32_t> &members = state.groupMembers;
+  members.assign(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    ++members[state.placement[2 * i]];
+  state.alone.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    state.alone[i] = members[state.placement[2 * i]] == 1;
+}
+
+gpRtStatus gp::rt::storeCapture(gpRtProgram &program, Device &device,
+                                int32_t partition, PartitionState &state,
+                                const std::vector<int64_t> &key,
+                                std::unique_ptr<Captured> graph,
+                                const void *results, int64_t resultBytes,
+                                KeyState *&placed, const NoteFn &note) {
+  // Where the graph and the results hold input addresses, so that runs
+  // with inputs elsewhere re-bind them rather than capture again.
+  if (gpRtStatus status = device.findInputAddresses(*graph, state.bindings))
     return status;
-  for (Variant &variant : keyState->variants)
-    if (variant.executable.get() == executable)
-      state.lastReplay = {key, keyState, &variant};
-  return replay(*keyState, *executable);
+  std::vector<BindingSite> resultSites;
+  findSites(const_cast<void *>(results), resultBytes > 0 ? resultBytes : 0,
+            state.bindings, SiteKind::ResultWord, 0, 0, resultSites);
+  recordBindings(program, partition, state, *graph, resultSites, note);
+  placeInputs(state);
+  std::unique_ptr<Executable> executable;
+  if (gpRtStatus status =
+          makeExecutable(program, device, state, *graph, executable, note))
+    return status;
+  executable->sites = std::move(graph->sites);
+  executable->bound.resize(state.bindings.size());
+  for (size_t i = 0; i < state.bindings.size(); ++i)
+    executable->bound[i] = state.bindings[i].base;
+  graph.reset(); // The executable is all a replay needs.
+  KeyState &made =
+      state.keys.emplace(GraphKey{key, state.placement}, KeyState())
+          .first->second;
+  made.variants.push_back(
+      {std::move(executable), hashBases(state.bindings), state.uses});
+  const uint8_t *written = static_cast<const uint8_t *>(results);
+  made.results.assign(written, written + resultBytes);
+  made.resultSites = std::move(resultSites);
+  made.resultsBound.resize(state.bindings.size());
+  for (size_t i = 0; i < state.bindings.size(); ++i)
+    made.resultsBound[i] = state.bindings[i].base;
+  placed = &made;
+  return GP_RT_SUCCESS;
 }
 
 void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {

@@ -1,4 +1,10 @@
 //===- GraphCache.h - a partition's graphs per shape key --------*- C++ -*-===//
+//
+// What a thread keeps per partition (PartitionState) and the cache of its
+// graphs. The decision per run (eager, warm-up, capture or replay) is the
+// partition runner's (PartitionRunner.cpp).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef GRAPHPART_LIB_RUNTIME_GRAPHCACHE_H
 #define GRAPHPART_LIB_RUNTIME_GRAPHCACHE_H
@@ -8,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -136,12 +143,61 @@ struct PartitionState {
 };
 
 /// Runs capturable or eager partition `partition` of `program` on the
-/// calling thread: warm-up, capture, update or replay per the policy.
-/// Arguments are checked by the caller.
+/// calling thread: warm-up, capture, update or replay per the policy
+/// (PartitionRunner.cpp). Arguments are checked by the caller.
 gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
                         const int64_t *shapeKey, gpRtPartitionBody body,
                         void *userData, void *results, int64_t resultBytes,
                         const gpRtPartitionInput *inputs, int32_t numInputs);
+
+//===----------------------------------------------------------------------===//
+// The cache the partition runner keeps its graphs in (GraphCache.cpp): keys,
+// placement of inputs, eviction and re-binding.
+//===----------------------------------------------------------------------===//
+
+/// Says what the cache did (the runner logs it, naming partition and key).
+using NoteFn = std::function<void(const std::string &)>;
+
+/// Whether a run's `inputs` are exactly where the last run's were.
+bool sameInputs(const std::vector<InputRange> &last,
+                const gpRtPartitionInput *inputs, int32_t numInputs);
+
+/// Whether a run whose inputs differ from the last run's only in where a
+/// few lone inputs are keeps the last run's placement (and so its key).
+bool samePlacement(const PartitionState &state,
+                   const gpRtPartitionInput *inputs, int32_t numInputs);
+
+/// Makes `inputs` the partition's last run's inputs, and its bindings
+/// those inputs then the pool.
+void setInputs(PartitionState &state, const gpRtPartitionInput *inputs,
+               int32_t numInputs);
+/// The bindings: the last run's inputs, then the pool (after it changed).
+void bindToPool(PartitionState &state);
+/// Computes the placement part of the key of the last run's inputs.
+void placeInputs(PartitionState &state);
+
+/// Replaces the partition's pool by one of the largest plan seen (graphs
+/// captured on the old one are re-bound at their next replay, or dropped
+/// when they cannot be).
+gpRtStatus growPool(gpRtProgram &program, Device &device, gpRtStream &stream,
+                    PartitionState &state, const NoteFn &note);
+
+/// Keeps a capture of `key` for the last run's placement (`graph`, whose
+/// body wrote `resultBytes` of results at `results`): what it holds of
+/// its inputs, an executable (new, or an evicted one updated in place),
+/// and the results to hand back on replays. `placed` is the new key.
+gpRtStatus storeCapture(gpRtProgram &program, Device &device, int32_t partition,
+                        PartitionState &state, const std::vector<int64_t> &key,
+                        std::unique_ptr<Captured> graph, const void *results,
+                        int64_t resultBytes, KeyState *&placed,
+                        const NoteFn &note);
+
+/// The executable of `key` to replay for the last run's inputs: a variant
+/// bound to them, a new one for a recurring set, or the least recently
+/// used re-bound.
+gpRtStatus bindVariant(gpRtProgram &program, Device &device,
+                       PartitionState &state, KeyState &key,
+                       Executable *&chosen, const NoteFn &note);
 
 /// One line per partition input the calling thread's graphs hold: how it
 /// is bound (re-bound, keyed by address and why, in the arena).
