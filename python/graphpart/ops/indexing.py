@@ -598,3 +598,75 @@ def embedding_bag(c, args, kwargs):
     why = "embedding_bag's offset2bag, bag_size and max_indices are not " \
           "computed"
     return [total, Unusable(why), Unusable(why), Unusable(why)]
+
+
+def searchsorted(c, sequence, values, right, out_int32, sorter):
+    """The insertion points of `values` in the last dimension of the sorted
+    `sequence` (1-D, or with the values' leading dimensions): the number
+    of elements below each value (right: at or below), one int64
+    reduction over the sequence. Counting "not at or above" (right: "not
+    above") is what PyTorch's binary search finds, NaN values included:
+    they go after every element."""
+    if sorter is not None:
+        raise c.error("a sorter is not supported (sort the sequence first)")
+    if out_int32:
+        raise c.error("out_int32=True is not supported (int64 results)")
+    if sequence.elem != values.elem:
+        sequence, values = c.cast(sequence, "f32"), c.cast(values, "f32")
+    rank = len(values.shape)
+    if len(sequence.shape) == 1:
+        lead, seq_map = [], ["d%d" % rank]
+    elif (len(sequence.shape) == rank and
+          list(sequence.shape[:-1]) == list(values.shape[:-1])):
+        lead = ["d%d" % i for i in range(rank - 1)]
+        seq_map = lead + ["d%d" % rank]
+    else:
+        raise c.error("the sorted sequence has shape %s: it must be 1-D or "
+                      "have the values' leading dimensions %s" % (
+                          list(sequence.shape), list(values.shape[:-1])))
+    integer = values.elem == "i64"
+    predicate = ("sle" if right else "slt") if integer else \
+        ("ule" if right else "ult")
+    compare = "arith.cmpi" if integer else "arith.cmpf"
+    kind = "i64" if integer else "f32"
+
+    def body(a, o):
+        # a[0]: the value, a[1]: the sequence's element.
+        return ["%%below = %s %s, %s, %s : %s" % (
+                    compare, predicate, a[1], a[0], kind),
+                "%one = arith.extui %below : i1 to i64",
+                "%%r = arith.addi %s, %%one : i64" % o], "%r"
+    out_map = ["d%d" % i for i in range(rank)]
+    init = c.filled(list(values.shape), 0, "i64", device=values.device)
+    return c.generic(list(values.shape), [(values, out_map),
+                                          (sequence, seq_map)], body,
+                     init=init,
+                     iterators=["parallel"] * rank + ["reduction"],
+                     out_map=out_map, out_elem="i64")
+
+
+def searchsorted_op(c, args, kwargs):
+    """searchsorted(sorted_sequence, values, *, out_int32, right, side,
+    sorter); side "right" is right=True."""
+    side = kwargs.get("side")
+    if side not in (None, "left", "right"):
+        raise c.error("side must be 'left' or 'right', got %r" % (side,))
+    right = bool(kwargs.get("right", False)) or side == "right"
+    if not isinstance(args[1], dict):
+        raise c.error("searchsorted of a scalar value is not supported "
+                      "(pass a tensor)")
+    return searchsorted(c, c.value(args[0]), c.value(args[1]), right,
+                        kwargs.get("out_int32", False), kwargs.get("sorter"))
+
+
+def bucketize(c, args, kwargs):
+    """bucketize(input, boundaries, *, out_int32, right): searchsorted of
+    the input in the 1-D boundaries."""
+    boundaries = c.value(args[1])
+    if len(boundaries.shape) != 1:
+        raise c.error("bucketize's boundaries must be 1-D")
+    if not isinstance(args[0], dict):
+        raise c.error("bucketize of a scalar is not supported (pass a tensor)")
+    return searchsorted(c, boundaries, c.value(args[0]),
+                        bool(kwargs.get("right", False)),
+                        kwargs.get("out_int32", False), None)

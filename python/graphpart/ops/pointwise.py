@@ -11,9 +11,34 @@ from .views import sliced
 
 
 def unary(compute):
+    """An elementwise op of one operand and nothing else: an argument it
+    would not read (an overload's option, say) is an error, never dropped."""
     def convert(c, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise c.error("takes one operand; arguments %s and options %s "
+                          "are not understood" % (args[1:], sorted(kwargs)))
         return c.elementwise([c.operand(args[0])], compute)
     return convert
+
+
+def round_op(c, args, kwargs):
+    """round(x), ties to even, or round(x, decimals=d) as PyTorch computes
+    it: x * 10^d rounded, divided by 10^d (d < 0: x / 10^-d, times it)."""
+    decimals = args[1] if len(args) > 1 else kwargs.get("decimals", 0)
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise c.error("decimals must be an int, got %r" % (decimals,))
+    x = c.operand(args[0])
+    if decimals == 0:
+        return c.elementwise([x], lambda n: (
+            ["%%r = math.roundeven %s : f32" % n[0]], "%r"))
+    scale = float_literal(10.0 ** abs(decimals))
+    inward, outward = ("arith.mulf", "arith.divf") if decimals > 0 else (
+        "arith.divf", "arith.mulf")
+    return c.elementwise([x], lambda n: ([
+        "%%s = arith.constant %s : f32" % scale,
+        "%%t = %s %s, %%s : f32" % (inward, n[0]),
+        "%u = math.roundeven %t : f32",
+        "%%r = %s %%u, %%s : f32" % outward], "%r"))
 
 
 # The integer forms of the float ops that have them.
@@ -446,6 +471,15 @@ def elu(c, args, kwargs):
         "%neg = arith.mulf %em, %a : f32",
         "%%p = arith.mulf %s, %%s : f32" % n[0],
         "%r = arith.select %pos, %p, %neg : f32"], "%r"))
+
+
+def celu(c, args, kwargs):
+    """celu(x, alpha) = elu(x, alpha, input_scale=1/alpha), as PyTorch
+    computes it (alpha 0 is refused there too)."""
+    alpha = float(args[1] if len(args) > 1 else kwargs.get("alpha", 1.0))
+    if alpha == 0:
+        raise c.error("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return elu(c, [args[0], alpha, 1.0, 1.0 / alpha], {})
 
 
 def hard_sigmoid_lines(x):

@@ -7,7 +7,8 @@ training mode over the batch's statistics); and tensor ops models use:
 median and kthvalue with their indices, linspace, int64 shifts, a boolean
 triangle mask, repeat_interleave, unfold (im2col), cdist; adaptive pooling to
 sizes the input's are not multiples of; grid_sample (bilinear and nearest,
-zeros and border padding, both align_corners).
+zeros and border padding, both align_corners); celu, round to decimals,
+searchsorted and bucketize.
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -93,7 +94,23 @@ class GridSample(nn.Module):
                 F.grid_sample(image, grid * 1.3, padding_mode="border"))
 
 
+class SearchRound(nn.Module):
+    def forward(self, x, sequence, ids):
+        boundaries = sequence.sort().values
+        rows = x.sort(dim=1).values
+        steps = torch.arange(0, 1000, 37)
+        return (F.celu(x, 0.7), x.round(decimals=2), (x * 50).round(
+                    decimals=-1), torch.searchsorted(boundaries, x),
+                torch.searchsorted(boundaries, x, side="right"),
+                torch.bucketize(x, boundaries, right=True),
+                torch.searchsorted(rows, x[:, :3].contiguous() * 0.5),
+                torch.searchsorted(steps, ids),
+                torch.bucketize(ids, steps, right=True))
+
+
 cases = [
+    ("search_round", SearchRound(), [torch.randn(4, 5), torch.randn(9),
+                                     torch.randint(0, 1000, (3, 6))]),
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
     ("attention", Attention().eval(), [torch.randn(2, 5, 16)]),
     ("encoder", nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0,
