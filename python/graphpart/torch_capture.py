@@ -289,12 +289,70 @@ def _composite_attention():
             yield
 
 
+def _is_view(node):
+    """Whether fx `node` is (an item of) a view of its first argument: an
+    aten op whose result aliases its input without writing it (slice,
+    select, view, transpose, unsafe_split, ...)."""
+    import operator
+    if node.op == "call_function" and node.target is operator.getitem:
+        node = node.args[0]
+    schema = getattr(node.target, "_schema", None)
+    if node.op != "call_function" or schema is None or not schema.returns:
+        return False
+    # unsafe_split's pieces are views its schema does not declare.
+    if schema.name in ("aten::unsafe_split", "aten::unsafe_split_with_sizes",
+                       "aten::unsafe_chunk"):
+        return True
+    alias = schema.returns[0].alias_info
+    return alias is not None and not alias.is_write
+
+
+def _writes_through_views(traced):
+    """Whether the graph writes in place through a view (LSTM and GRU cells
+    write gates of an unsafe_split, circular padding writes slices of a new
+    tensor): the converter refuses those where the tensor is read again,
+    and a functionalized trace has none."""
+    for node in traced.graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if (node.op == "call_function" and schema is not None and
+                schema.arguments and schema.arguments[0].alias_info is not None
+                and schema.arguments[0].alias_info.is_write and node.args and
+                hasattr(node.args[0], "op") and _is_view(node.args[0])):
+            return True
+    return False
+
+
+def _functionalize():
+    """PyTorch's functionalize transform (torch.func from 2.0; functorch's
+    experimental one in 1.13), or None."""
+    try:
+        from torch.func import functionalize
+        return functionalize
+    except ImportError:
+        pass
+    try:
+        from functorch.experimental import functionalize
+        return functionalize
+    except ImportError:
+        return None
+
+
 def _trace(fn, example_inputs, name):
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
     with _composite_attention():
         traced = make_fx(fn)(*example_inputs)
+        # make_fx keeps in-place ops as they ran. Writes through views are
+        # traced again functionalized (as torch.export does), where that
+        # transform exists and takes the program; else the converter says
+        # which write it cannot follow.
+        functionalize = _functionalize()
+        if functionalize is not None and _writes_through_views(traced):
+            try:
+                traced = make_fx(functionalize(fn))(*example_inputs)
+            except Exception:  # noqa: BLE001 - the plain trace stands
+                pass
     graph = {"name": name, "producer": "torch %s make_fx" % torch.__version__,
              "inputs": [], "nodes": [], "outputs": [], "custom_ops": {}}
     constants, constant_dtypes, values = {}, {}, {}

@@ -24,12 +24,11 @@ def attention(c, args, kwargs, names, returns):
         raise c.error("attention with dropout (dropout_p=%r) is not "
                       "supported; export the model in eval mode"
                       % given["dropout_p"])
-    if given.get("enable_gqa"):
-        raise c.error("grouped-query attention (enable_gqa) is not "
-                      "supported")
     if len(q.shape) < 3 or len(k.shape) != len(q.shape) or \
             len(v.shape) != len(q.shape):
         raise c.error("attention takes q, k, v of one rank, at least 3")
+    if given.get("enable_gqa"):
+        k, v = grouped_heads(c, q, k), grouped_heads(c, q, v)
     batch, length, width = q.shape[:-2], q.shape[-2], q.shape[-1]
     keys = k.shape[-2]
     scale = given.get("scale")
@@ -88,6 +87,31 @@ def attention(c, args, kwargs, names, returns):
     return [out, c.elementwise([high, total], lambda n: (
         ["%%l = math.log %s : f32" % n[1],
          "%%r = arith.addf %s, %%l : f32" % n[0]], "%r"))]
+
+
+def grouped_heads(c, q, kv):
+    """Grouped-query attention (enable_gqa): each of the key/value heads
+    (dimension -3) serves q's heads in consecutive groups, as
+    repeat_interleave(q_heads // kv_heads, dim=-3) makes them."""
+    if len(q.shape) < 4:
+        raise c.error("enable_gqa takes a head dimension (rank 4 or more)")
+    heads, kv_heads = q.shape[-3], kv.shape[-3]
+    if not (isinstance(heads, int) and isinstance(kv_heads, int)):
+        raise c.error("enable_gqa needs static head counts")
+    if kv_heads == 0 or heads % kv_heads:
+        raise c.error("enable_gqa: %d query heads are not a multiple of %d "
+                      "key/value heads" % (heads, kv_heads))
+    group = heads // kv_heads
+    if group == 1:
+        return kv
+    rank = len(kv.shape)
+    lead = list(kv.shape[:-3])
+    # [..., kv_heads, group, S, E] reading kv without the group dimension.
+    out_shape = lead + [kv_heads, group] + list(kv.shape[-2:])
+    dims = ["d%d" % i for i in range(rank + 1)]
+    repeated = c.generic(out_shape, [(kv, dims[:rank - 2] + dims[rank - 1:])],
+                         lambda a, o: ([], a[0]), out_elem=kv.elem)
+    return c.reshape(repeated, lead + [heads] + list(kv.shape[-2:]))
 
 
 def cuda_attention(names):

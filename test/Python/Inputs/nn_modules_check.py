@@ -8,7 +8,8 @@ median and kthvalue with their indices, linspace, int64 shifts, a boolean
 triangle mask, repeat_interleave, unfold (im2col), cdist; adaptive pooling to
 sizes the input's are not multiples of; grid_sample (bilinear and nearest,
 zeros and border padding, both align_corners); celu, round to decimals,
-searchsorted and bucketize.
+searchsorted and bucketize; LSTM, GRU and circular padding (written in place
+through views, traced again functionalized).
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -108,7 +109,24 @@ class SearchRound(nn.Module):
                 torch.bucketize(ids, steps, right=True))
 
 
+class Recurrent(nn.Module):
+    """LSTM and GRU cells write their gates in place through unsafe_split's
+    pieces, and circular padding writes slices of a new tensor: make_fx's
+    trace is taken again functionalized."""
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 8, num_layers=2, batch_first=True)
+        self.gru = nn.GRU(8, 5)
+
+    def forward(self, x, image):
+        y, (h, c) = self.lstm(x)
+        z, g = self.gru(y.transpose(0, 1))
+        return y, h, c, z, g, F.pad(image, (1, 2, 2, 1), mode="circular")
+
+
 cases = [
+    ("recurrent", Recurrent().eval(), [torch.randn(2, 4, 6),
+                                       torch.randn(1, 2, 4, 5)]),
     ("search_round", SearchRound(), [torch.randn(4, 5), torch.randn(9),
                                      torch.randint(0, 1000, (3, 6))]),
     ("norms", Norms().eval(), [torch.randn(2, 8, 10), torch.randn(2, 3, 5, 4)]),
