@@ -76,6 +76,7 @@ class Converter:
         self.parameters = []
         self.lines, self.decls = [], {}
         self.values = {}
+        self._read_results = None
         self.counter = 0
         self.node = None
         # Index values of symbols and of the dimensions made from them.
@@ -295,11 +296,18 @@ class Converter:
                              % (arg, arg, elem))
                 args.append(arg + "_f")
         block, result = body(args[:-1], args[-1])
-        lines += block
-        if out_elem in HALF_TYPES:
-            lines.append("%%yield = arith.truncf %s : f32 to %s"
-                         % (result, out_elem))
-            result = "%yield"
+        moved = [i for i, arg in enumerate(args[:-1]) if arg == result]
+        if not block and moved and elems[moved[0]] == out_elem:
+            # The body moves an element (a transpose, a broadcast, a
+            # gather): it stays in its type, so that the op is a plain copy
+            # (matmuls take such transposes as cuBLAS operands).
+            lines, result = [], block_args[moved[0]]
+        else:
+            lines += block
+            if out_elem in HALF_TYPES:
+                lines.append("%%yield = arith.truncf %s : f32 to %s"
+                             % (result, out_elem))
+                result = "%yield"
         name = self.fresh("g")
         ins = ""
         if inputs:
@@ -788,8 +796,13 @@ class Converter:
             for i in (i for i in unsupported if i < len(result)):
                 result[i] = Unusable("its element type %s is not supported"
                                      % outputs[i]["dtype"])
-            result = [self.cast(v, e) if isinstance(v, Value) else v
-                      for v, e in zip(result, elems)] + result[len(elems):]
+            # Results nothing reads (layer norm's mean and rstd, say) are
+            # not rounded: the cast would be a kernel of its own.
+            read = self.read_results().get(node["name"], set())
+            result = [self.cast(v, e) if isinstance(v, Value) and (
+                          i in read or None in read) else v
+                      for i, (v, e) in enumerate(zip(result, elems))] + \
+                result[len(elems):]
         elif elems:
             result = self.cast(result, elems[0])
         expected = [[normal_dim(d) for d in o["shape"]]
@@ -918,6 +931,30 @@ class Converter:
                     family.add(name)
                     grew = True
         return family
+
+    def read_results(self):
+        """Per node name, the indices of its results some node or the
+        outputs read (None: the node read whole), found in one pass."""
+        if self._read_results is None:
+            read = {}
+
+            def scan(arg):
+                if isinstance(arg, dict):
+                    if "node" in arg:
+                        index = arg.get("index")
+                        read.setdefault(arg["node"], set()).add(
+                            index if isinstance(index, int) else None)
+                    for item in arg.values():
+                        scan(item)
+                elif isinstance(arg, list):
+                    for item in arg:
+                        scan(item)
+            for node in self.graph["nodes"]:
+                scan(node.get("args"))
+                scan(node.get("kwargs"))
+            scan(self.graph["outputs"])
+            self._read_results = read
+        return self._read_results
 
     def later_users(self, name):
         """Nodes after the current one, and outputs, that read `name`."""
