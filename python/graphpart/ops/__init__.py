@@ -7,7 +7,7 @@ its family's module, its entry in OPS.
 """
 from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
                    convolution, grid_sampler_2d, im2col, max_pool,
-                   upsample_linear, upsample_nearest)
+                   upsample_bicubic, upsample_linear, upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
                         linspace, random_like, random_sized, scalar_tensor,
@@ -30,7 +30,8 @@ from .pointwise import (addc_lines, binary, bitwise, bitwise_not, celu, clamp,
                         integer_unary, leaky_relu, lerp_lines,
                         log_sigmoid_forward, logaddexp_lines, logical,
                         logical_not, logit, nan_to_num, pow_scalar, remainder,
-                        round_op, rsub, shrink_lines, sigmoid_lines,
+                        round_op, rrelu_with_noise, rsub, shrink_lines,
+                        sigmoid_lines,
                         sign_lines,
                         softplus, softplus_lines, true_divide, unary, where,
                         xlogy_lines)
@@ -42,11 +43,12 @@ from .reductions import (argmax, count_nonzero, cumulative, kth_smallest,
                          softmax, sort, topk, truth_reduction, variance,
                          vector_norm)
 from .scalars import HOST_SCALAR_OPS, item
-from .views import (cat, channel_shuffle, constant_pad, diag, edge_pad,
-                    expand, flip,
+from .views import (cat, channel_shuffle, constant_pad, diag, diagonal,
+                    edge_pad, expand, flip,
                     identity, pixel_shuffle, pixel_unshuffle, repeat, roll,
+                    rot90,
                     reshape_alias, select, select_scatter,
-                    slice_op, slice_scatter, split, squeeze, stack,
+                    slice_op, slice_scatter, split, squeeze, stack, trace,
                     transpose, unbind, unsqueeze, view)
 
 
@@ -231,6 +233,7 @@ OPS = {
     "aten::clamp_max": lambda c, a, k: clamp(c, [a[0], None, a[1]], {}),
     "aten::hardtanh": hardtanh,
     "aten::leaky_relu": leaky_relu,
+    "aten::rrelu_with_noise": rrelu_with_noise,
     "aten::erf": unary(lambda n: (erf_lines(n[0], "%r"), "%r")),
     "aten::sin": unary(lambda n: (["%%r = math.sin %s : f32" % n[0]], "%r")),
     "aten::floor": float_unary("floor"),
@@ -264,6 +267,9 @@ OPS = {
     "aten::_embedding_bag_forward_only": embedding_bag,
     "aten::index_fill": index_fill,
     "aten::diag": diag,
+    "aten::diagonal": diagonal,
+    "aten::rot90": rot90,
+    "aten::trace": trace,
     "aten::reflection_pad1d": edge_pad("reflection"),
     "aten::reflection_pad2d": edge_pad("reflection"),
     "aten::reflection_pad3d": edge_pad("reflection"),
@@ -379,6 +385,13 @@ OPS = {
     "aten::upsample_nearest1d": upsample_nearest,
     "aten::upsample_nearest2d": upsample_nearest,
     "aten::upsample_nearest3d": upsample_nearest,
+    "aten::upsample_bicubic2d": upsample_bicubic,
+    "aten::_upsample_nearest_exact1d": lambda c, a, k: upsample_nearest(
+        c, a, k, exact=True),
+    "aten::_upsample_nearest_exact2d": lambda c, a, k: upsample_nearest(
+        c, a, k, exact=True),
+    "aten::_upsample_nearest_exact3d": lambda c, a, k: upsample_nearest(
+        c, a, k, exact=True),
     "aten::cos": unary(lambda n: (["%%r = math.cos %s : f32" % n[0]], "%r")),
     "aten::reciprocal": unary(lambda n: (
         ["%one = arith.constant 1.000000000e+00 : f32",

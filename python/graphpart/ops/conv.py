@@ -385,9 +385,12 @@ def product_of(values):
     return total
 
 
-def upsample_nearest(c, args, kwargs):
-    """upsample_nearest{1,2,3}d (and .vec): out[o] = x[floor(o * in / out)]
-    per spatial dimension, or floor(o / scale) with scale factors."""
+def upsample_nearest(c, args, kwargs, exact=False):
+    """upsample_nearest{1,2,3}d (and .vec): out[o] = x[floor(o * scale)]
+    per spatial dimension, scale = in / out (or 1 / the scale factor given);
+    nearest-exact (`exact`): x[floor((o + 0.5) * scale)]. Whole factors
+    either way: up by k, o floordiv k for both; down by f, o * f (exact:
+    o * f + f floordiv 2)."""
     x = c.value(args[0])
     out_shape = c.node["outputs"][0]["shape"]
     count = len(x.shape) - 2
@@ -403,14 +406,24 @@ def upsample_nearest(c, args, kwargs):
         size, out = x.shape[2 + i], out_shape[2 + i]
         if not is_static(size) or not is_static(out):
             raise c.error("upsampling symbolic sizes is not supported")
-        if scales is None and out % size == 0:
-            exprs.append("d%d floordiv %d" % (2 + i, out // size))
-            continue
-        if scales is not None and float(scales[i]).is_integer():
-            exprs.append("d%d floordiv %d" % (2 + i, int(scales[i])))
-            continue
-        raise c.error("nearest upsampling by a factor that is not a whole "
-                      "number (%s to %s) is not supported" % (size, out))
+        given = scales[i] if scales is not None else None
+        if given is not None:
+            up = float(given) if float(given).is_integer() else None
+            down = 1.0 / float(given) if float(given) > 0 and (
+                1.0 / float(given)).is_integer() else None
+        else:
+            up = out // size if size and out % size == 0 else None
+            down = size // out if out and size % out == 0 else None
+        d = "d%d" % (2 + i)
+        if up is not None and up >= 1:
+            exprs.append("%s floordiv %d" % (d, int(up)))
+        elif down is not None:
+            down = int(down)
+            exprs.append("%s * %d + %d" % (d, down, down // 2 if exact else 0))
+        else:
+            raise c.error("nearest resampling by a factor that is not a "
+                          "whole number (%s to %s) is not supported"
+                          % (size, out))
     return c.generic(out_shape, [(x, exprs)], lambda a, o: ([], a[0]),
                      out_elem=x.elem)
 
@@ -514,6 +527,151 @@ def upsample_linear(c, args, kwargs):
                 folded[corner[:axis] + corner[axis + 1:]] = name
             values = folded
         return lines, values[()]
+    return c.generic(out_shape, [], body,
+                     init=c.empty(out_shape, x.elem, x.device),
+                     out_elem=x.elem)
+
+
+def upsample_bicubic(c, args, kwargs):
+    """upsample_bicubic2d (and .vec): each output element is the cubic
+    convolution (A = -0.75) of the 4x4 input elements around its source
+    position, rows first then across them, as PyTorch computes it: source
+    positions half-pixel (not clamped) or corner-aligned, reads past an
+    edge clamped to it."""
+    x = c.value(args[0])
+    out_shape = c.node["outputs"][0]["shape"]
+    if len(x.shape) != 4:
+        raise c.error("bicubic upsampling takes 4-D tensors")
+    if x.elem not in ("f32",) + HALF_TYPES:
+        raise c.error("bicubic upsampling of %s tensors" % x.elem)
+    align = args[2] if len(args) > 2 else kwargs.get("align_corners")
+    if c.node.get("overload") == "vec":
+        scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
+    else:
+        scales = list(args[3:5]) if len(args) > 3 else None
+        if scales is not None and all(v is None for v in scales):
+            scales = None
+    sizes = x.shape[2:]
+    if not all(is_static(d) for d in list(sizes) + out_shape[2:]):
+        raise c.error("upsampling symbolic sizes is not supported")
+
+    def ratio(i):
+        size, out = sizes[i], out_shape[2 + i]
+        if align:
+            return (size - 1) / (out - 1) if out > 1 else 0.0
+        if scales is not None and scales[i]:
+            return 1.0 / float(scales[i])
+        return size / out
+
+    a = -0.75
+
+    def weights(t, lines, p):
+        """The four cubic-convolution weights of fraction %<t>_t."""
+        k = {"a": a, "a5": 5 * a, "a8": 8 * a, "a4": 4 * a, "a2": a + 2,
+             "a3": a + 3}
+        for name, value in k.items():
+            lines.append("%%%s_%s = arith.constant %s : f32"
+                         % (p, name, float_literal(value)))
+        lines += ["%%%s_one = arith.constant 1.000000000e+00 : f32" % p,
+                  "%%%s_two = arith.constant 2.000000000e+00 : f32" % p]
+
+        def outer(x, w):  # ((A x - 5A) x + 8A) x - 4A
+            lines.extend([
+                "%%%s_o1 = arith.mulf %%%s_a, %s : f32" % (w, p, x),
+                "%%%s_o2 = arith.subf %%%s_o1, %%%s_a5 : f32" % (w, w, p),
+                "%%%s_o3 = arith.mulf %%%s_o2, %s : f32" % (w, w, x),
+                "%%%s_o4 = arith.addf %%%s_o3, %%%s_a8 : f32" % (w, w, p),
+                "%%%s_o5 = arith.mulf %%%s_o4, %s : f32" % (w, w, x),
+                "%%%s = arith.subf %%%s_o5, %%%s_a4 : f32" % (w, w, p)])
+
+        def inner(x, w):  # ((A + 2) x - (A + 3)) x x + 1
+            lines.extend([
+                "%%%s_i1 = arith.mulf %%%s_a2, %s : f32" % (w, p, x),
+                "%%%s_i2 = arith.subf %%%s_i1, %%%s_a3 : f32" % (w, w, p),
+                "%%%s_i3 = arith.mulf %%%s_i2, %s : f32" % (w, w, x),
+                "%%%s_i4 = arith.mulf %%%s_i3, %s : f32" % (w, w, x),
+                "%%%s = arith.addf %%%s_i4, %%%s_one : f32" % (w, w, p)])
+        lines += ["%%%s_tp = arith.addf %s, %%%s_one : f32" % (p, t, p),
+                  "%%%s_tm = arith.subf %%%s_one, %s : f32" % (p, p, t),
+                  "%%%s_tt = arith.subf %%%s_two, %s : f32" % (p, p, t)]
+        outer("%%%s_tp" % p, "%s_w0" % p)
+        inner(t, "%s_w1" % p)
+        inner("%%%s_tm" % p, "%s_w2" % p)
+        outer("%%%s_tt" % p, "%s_w3" % p)
+        return ["%%%s_w%d" % (p, i) for i in range(4)]
+
+    def body(args_, o):
+        lines, taps, ws = [], [], []
+        for axis, size in enumerate(sizes):
+            t = "a%d" % axis
+            lines += [
+                "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
+                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
+                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
+                "%%%s_r = arith.constant %s : f32"
+                % (t, float_literal(ratio(axis)))]
+            if align:
+                lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
+                             % (t, t, t))
+            else:
+                lines += [
+                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
+                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
+                    "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t),
+                    "%%%s_src = arith.subf %%%s_m, %%%s_half : f32"
+                    % (t, t, t)]
+            lines += [
+                "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
+                "%%%s_t = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
+                "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
+                "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index"
+                % (t, t),
+                "%%%s_zero = arith.constant 0 : index" % t,
+                "%%%s_last = arith.constant %d : index" % (t, size - 1)]
+            axis_taps = []
+            for k in range(4):
+                lines += [
+                    "%%%s_k%d = arith.constant %d : index" % (t, k, k - 1),
+                    "%%%s_p%d = arith.addi %%%s_lo, %%%s_k%d : index"
+                    % (t, k, t, t, k),
+                    "%%%s_q%d = arith.maxsi %%%s_p%d, %%%s_zero : index"
+                    % (t, k, t, k, t),
+                    "%%%s_x%d = arith.minsi %%%s_q%d, %%%s_last : index"
+                    % (t, k, t, k, t)]
+                axis_taps.append("%%%s_x%d" % (t, k))
+            taps.append(axis_taps)
+            ws.append(weights("%%%s_t" % t, lines, "c%d" % axis))
+        lines += ["%n = linalg.index 0 : index",
+                  "%ch = linalg.index 1 : index"]
+        rows = []
+        for i in range(4):
+            terms = []
+            for j in range(4):
+                name = "%%v%d%d" % (i, j)
+                lines.append("%s = tensor.extract %s[%%n, %%ch, %s, %s] : %s"
+                             % (name, x.name, taps[0][i], taps[1][j], x.type))
+                if x.elem in HALF_TYPES:
+                    lines.append("%s_f = arith.extf %s : %s to f32"
+                                 % (name, name, x.elem))
+                    name += "_f"
+                terms.append(name)
+            # x0 w0 + x1 w1 + x2 w2 + x3 w3, in PyTorch's order.
+            row = "%%row%d" % i
+            lines += ["%s_0 = arith.mulf %s, %s : f32" % (row, terms[0],
+                                                         ws[1][0])]
+            for j in range(1, 4):
+                lines += ["%s_m%d = arith.mulf %s, %s : f32"
+                          % (row, j, terms[j], ws[1][j]),
+                          "%s_%d = arith.addf %s_%d, %s_m%d : f32"
+                          % (row, j, row, j - 1, row, j)]
+            rows.append("%s_3" % row)
+        lines.append("%%r_0 = arith.mulf %s, %s : f32" % (rows[0], ws[0][0]))
+        for i in range(1, 4):
+            lines += ["%%r_m%d = arith.mulf %s, %s : f32" % (i, rows[i],
+                                                            ws[0][i]),
+                      "%%r_%d = arith.addf %%r_%d, %%r_m%d : f32"
+                      % (i, i - 1, i)]
+        return lines, "%r_3"
     return c.generic(out_shape, [], body,
                      init=c.empty(out_shape, x.elem, x.device),
                      out_elem=x.elem)

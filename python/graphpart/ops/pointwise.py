@@ -257,6 +257,19 @@ def leaky_relu(c, args, kwargs):
          "%%r = arith.select %%pos, %s, %%scaled : f32" % n[0]], "%r"))
 
 
+def rrelu_with_noise(c, args, kwargs):
+    """rrelu out of training (F.rrelu(training=False)): leaky_relu with the
+    mean of the slopes' range, (lower + upper) / 2. In training the slopes
+    are random draws written to `noise`, which is refused."""
+    lower = float(args[2] if len(args) > 2 else kwargs.get("lower", 1 / 8))
+    upper = float(args[3] if len(args) > 3 else kwargs.get("upper", 1 / 3))
+    training = args[4] if len(args) > 4 else kwargs.get("training", False)
+    if training:
+        raise c.error("rrelu in training draws random slopes; export the "
+                      "model in eval mode")
+    return leaky_relu(c, [args[0], (lower + upper) / 2], {})
+
+
 def compare(predicate):
     def convert(c, args, kwargs):
         integers = integer_operands(c, args[:2])

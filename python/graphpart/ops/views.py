@@ -299,9 +299,13 @@ def constant_pad(c, args, kwargs):
 
 
 def flip(c, args, kwargs):
-    x = c.value(args[0])
+    return flipped(c, c.value(args[0]), args[1])
+
+
+def flipped(c, x, dims):
+    """`x` reversed along `dims`."""
     rank = len(x.shape)
-    dims = {d % rank for d in args[1]}
+    dims = {d % rank for d in dims}
     exprs = []
     for d in range(rank):
         if d in dims:
@@ -508,3 +512,68 @@ def diag(c, args, kwargs):
     return c.elementwise([on_diagonal, picked, 0.0], lambda n_: (
         ["%%r = arith.select %s, %s, %s : f32" % tuple(n_)], "%r"),
         keep_bool=(0,))
+
+
+def diagonal(c, args, kwargs):
+    """torch.diagonal(x, offset, dim1, dim2): the diagonal `offset` of the
+    matrices in dimensions dim1 and dim2, as the last dimension after the
+    others (a copy: tensors are values here)."""
+    x = c.value(args[0])
+    offset = int(args[1] if len(args) > 1 else kwargs.get("offset", 0))
+    if len(x.shape) < 2:
+        raise c.error("diagonal takes a tensor of rank 2 or more")
+    return diagonal_of(c, x, offset,
+                       int(args[2] if len(args) > 2 else kwargs.get("dim1", 0)),
+                       int(args[3] if len(args) > 3 else kwargs.get("dim2", 1)))
+
+
+def diagonal_of(c, x, offset, dim1, dim2):
+    rank = len(x.shape)
+    dim1, dim2 = dim1 % rank, dim2 % rank
+    if dim1 == dim2:
+        raise c.error("diagonal dimensions cannot be identical (%d)" % dim1)
+    rows, cols = x.shape[dim1], x.shape[dim2]
+    if not (is_static(rows) and is_static(cols)):
+        raise c.error("the diagonal of symbolic sizes is not supported")
+    count = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    if count == 0:
+        raise c.error("diagonal %d of %dx%d matrices is empty" % (
+            offset, rows, cols))
+    others = [d for d in range(rank) if d not in (dim1, dim2)]
+    moved = c.permute(x, others + [dim1, dim2])
+    lead = len(others)
+    # The square window the diagonal crosses, then its main diagonal.
+    square = sliced(c, sliced(c, moved, lead, max(-offset, 0),
+                              max(-offset, 0) + count, 1),
+                    lead + 1, max(offset, 0), max(offset, 0) + count, 1)
+    dims = ["d%d" % i for i in range(lead + 1)]
+    return c.generic([moved.shape[i] for i in range(lead)] + [count],
+                     [(square, dims + [dims[-1]])], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def rot90(c, args, kwargs):
+    """torch.rot90(x, k, dims): k quarter turns from dims[0] towards
+    dims[1], as flips and a transpose (PyTorch's own decomposition)."""
+    x = c.value(args[0])
+    k = int(args[1] if len(args) > 1 else kwargs.get("k", 1)) % 4
+    dims = list(args[2] if len(args) > 2 else kwargs.get("dims", [0, 1]))
+    rank = len(x.shape)
+    if len(dims) != 2 or rank < 2 or dims[0] % rank == dims[1] % rank:
+        raise c.error("rot90 takes two distinct dimensions, got %s" % dims)
+    first, second = dims[0] % rank, dims[1] % rank
+    swap = list(range(rank))
+    swap[first], swap[second] = second, first
+    if k == 0:
+        return flipped(c, x, [])
+    if k == 2:
+        return flipped(c, x, [first, second])
+    return c.permute(flipped(c, x, [second if k == 1 else first]), swap)
+
+
+def trace(c, args, kwargs):
+    """torch.trace: the sum of a matrix's main diagonal."""
+    x = c.value(args[0])
+    if len(x.shape) != 2:
+        raise c.error("trace takes a matrix, got shape %s" % list(x.shape))
+    return c.reduce(diagonal_of(c, x, 0, 0, 1), [0], "sum")

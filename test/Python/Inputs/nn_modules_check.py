@@ -9,7 +9,9 @@ triangle mask, repeat_interleave, unfold (im2col), cdist; adaptive pooling to
 sizes the input's are not multiples of; grid_sample (bilinear and nearest,
 zeros and border padding, both align_corners); celu, round to decimals,
 searchsorted and bucketize; LSTM, GRU and circular padding (written in place
-through views, traced again functionalized).
+through views, traced again functionalized); diagonal, rot90, trace, rrelu
+out of training, nearest(-exact) resampling by whole factors up and down,
+bicubic resampling.
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -124,7 +126,27 @@ class Recurrent(nn.Module):
         return y, h, c, z, g, F.pad(image, (1, 2, 2, 1), mode="circular")
 
 
+class Rearranging(nn.Module):
+    """Diagonals, quarter turns, trace, rrelu out of training, nearest
+    resampling by whole factors up and down (nearest-exact too), and
+    bicubic resampling (half-pixel and corner-aligned)."""
+    def forward(self, x, image):
+        return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
+                torch.rot90(x, 1, (0, 1)), torch.rot90(x, -1, (1, 0)),
+                torch.rot90(x, 2), torch.trace(x[:, :4]),
+                F.rrelu(x, 0.1, 0.3, training=False),
+                F.interpolate(image, size=(12, 24), mode="nearest-exact"),
+                F.interpolate(image, size=(3, 2), mode="nearest-exact"),
+                F.interpolate(image, scale_factor=0.5, mode="nearest"),
+                F.interpolate(image, scale_factor=2, mode="bicubic"),
+                F.interpolate(image, size=(7, 4), mode="bicubic",
+                              align_corners=True),
+                F.interpolate(image, size=(9, 13), mode="bicubic"))
+
+
 cases = [
+    ("rearranging", Rearranging(), [torch.randn(4, 5),
+                                    torch.randn(1, 2, 6, 8)]),
     ("recurrent", Recurrent().eval(), [torch.randn(2, 4, 6),
                                        torch.randn(1, 2, 4, 5)]),
     ("search_round", SearchRound(), [torch.randn(4, 5), torch.randn(9),
