@@ -6,7 +6,7 @@ argument (VIEW_OPS, SAME_SHAPE_IDENTITY_VIEWS). A new op: its conversion in
 its family's module, its entry in OPS.
 """
 from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
-                   convolution, grid_sampler_2d, im2col, max_pool,
+                   col2im, convolution, grid_sampler_2d, im2col, max_pool,
                    upsample_bicubic, upsample_linear, upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
@@ -386,6 +386,7 @@ OPS = {
     "aten::upsample_nearest2d": upsample_nearest,
     "aten::upsample_nearest3d": upsample_nearest,
     "aten::upsample_bicubic2d": upsample_bicubic,
+    "aten::col2im": col2im,
     "aten::_upsample_nearest_exact1d": lambda c, a, k: upsample_nearest(
         c, a, k, exact=True),
     "aten::_upsample_nearest_exact2d": lambda c, a, k: upsample_nearest(

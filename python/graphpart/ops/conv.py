@@ -888,3 +888,91 @@ def grid_sampler_2d(c, args, kwargs):
         (x, ["d0", "d1", "0", "0"]),
         (grid, ["d0", "d2", "d3", "0"]), (grid, ["d0", "d2", "d3", "1"])],
         body, out_elem=x.elem if x.elem in HALF_TYPES else "f32")
+
+
+def col2im(c, args, kwargs):
+    """col2im(cols, output_size, kernel_size, dilation, padding, stride),
+    what F.fold records: the inverse placement of im2col, overlapping
+    windows summed: out[n, ch, y, x] = the sum over kernel offsets (i, j)
+    of cols[n, (ch * kh + i) * kw + j, by * bw + bx] where y + ph =
+    by * sh + i * dh and x + pw = bx * sw + j * dw (blocks in range). One
+    generic reducing over (i, j), reading the columns it hits."""
+    cols = c.cast(c.value(args[0]), "f32")
+    names = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+    given = dict(zip(names, args[1:]))
+    given.update(kwargs)
+    size = spatial_list(given.get("output_size"), 2)
+    kernel = spatial_list(given.get("kernel_size"), 2)
+    dilation = spatial_list(given.get("dilation"), 2, 1)
+    padding = spatial_list(given.get("padding"), 2, 0)
+    stride = spatial_list(given.get("stride"), 2, 1)
+    batched = len(cols.shape) == 3
+    if not batched:
+        cols = c.reshape(cols, [1] + list(cols.shape))
+    if len(cols.shape) != 3 or not all(is_static(d) for d in cols.shape[1:]):
+        raise c.error("col2im of [N, C * kh * kw, L] columns with static "
+                      "C * kh * kw and L")
+    batch, rows, length = cols.shape
+    blocks = [(s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st
+              in zip(size, padding, dilation, kernel, stride)]
+    per_channel = kernel[0] * kernel[1]
+    if min(blocks) < 1 or rows % per_channel or \
+            blocks[0] * blocks[1] != length:
+        raise c.error("col2im: columns %s do not fit kernel %s, output %s, "
+                      "padding %s, stride %s, dilation %s (%s blocks)" % (
+                          list(cols.shape[1:]), kernel, size, padding,
+                          stride, dilation, blocks))
+    channels = rows // per_channel
+    out_shape = [batch, channels] + size
+    cols6 = c.reshape(cols, [batch, channels] + kernel + blocks)
+
+    def body(a, o):
+        lines = ["%n = linalg.index 0 : index", "%ch = linalg.index 1 : index",
+                 "%zero = arith.constant 0 : index",
+                 "%fzero = arith.constant 0.000000000e+00 : f32",
+                 "%ok0 = arith.constant true"]
+        at = []
+        for axis in range(2):
+            t = "x%d" % axis
+            lines += [
+                "%%%s_o = linalg.index %d : index" % (t, 2 + axis),
+                "%%%s_k = linalg.index %d : index" % (t, 4 + axis),
+                "%%%s_p = arith.constant %d : index" % (t, padding[axis]),
+                "%%%s_d = arith.constant %d : index" % (t, dilation[axis]),
+                "%%%s_s = arith.constant %d : index" % (t, stride[axis]),
+                "%%%s_n = arith.constant %d : index" % (t, blocks[axis]),
+                "%%%s_kd = arith.muli %%%s_k, %%%s_d : index" % (t, t, t),
+                "%%%s_op = arith.addi %%%s_o, %%%s_p : index" % (t, t, t),
+                # r = y + p - i * d: a block starts there when r >= 0, r is
+                # a multiple of the stride and r / s is a block.
+                "%%%s_r = arith.subi %%%s_op, %%%s_kd : index" % (t, t, t),
+                "%%%s_ge = arith.cmpi sge, %%%s_r, %%zero : index" % (t, t),
+                "%%%s_rem = arith.remsi %%%s_r, %%%s_s : index" % (t, t, t),
+                "%%%s_even = arith.cmpi eq, %%%s_rem, %%zero : index"
+                % (t, t),
+                "%%%s_b = arith.divsi %%%s_r, %%%s_s : index" % (t, t, t),
+                "%%%s_in = arith.cmpi slt, %%%s_b, %%%s_n : index"
+                % (t, t, t),
+                "%%%s_v1 = arith.andi %%%s_ge, %%%s_even : i1" % (t, t, t),
+                "%%%s_v = arith.andi %%%s_v1, %%%s_in : i1" % (t, t, t),
+                "%%%s_lo = arith.maxsi %%%s_b, %%zero : index" % (t, t),
+                "%%%s_last = arith.constant %d : index"
+                % (t, blocks[axis] - 1),
+                "%%%s_at = arith.minsi %%%s_lo, %%%s_last : index"
+                % (t, t, t)]
+            at.append(t)
+        lines += [
+            "%ok = arith.andi %x0_v, %x1_v : i1",
+            "%%v = tensor.extract %s[%%n, %%ch, %%x0_k, %%x1_k, %%x0_at, "
+            "%%x1_at] : %s" % (cols6.name, cols6.type),
+            "%t = arith.select %ok, %v, %fzero : f32",
+            "%%r = arith.addf %s, %%t : f32" % o]
+        return lines, "%r"
+    init = c.filled(out_shape, 0.0, device=cols.device)
+    # The kernel offsets' loops take their sizes from an operand.
+    offsets = Value(c.filled(kernel, 0.0, device=cols.device), kernel,
+                    device=cols.device)
+    out = c.generic(out_shape, [(offsets, ["d4", "d5"])], body, init=init,
+                    iterators=["parallel"] * 4 + ["reduction"] * 2,
+                    out_map=["d0", "d1", "d2", "d3"])
+    return out if batched else c.reshape(out, out_shape[1:])

@@ -11,7 +11,7 @@ zeros and border padding, both align_corners); celu, round to decimals,
 searchsorted and bucketize; LSTM, GRU and circular padding (written in place
 through views, traced again functionalized); diagonal, rot90, trace, rrelu
 out of training, nearest(-exact) resampling by whole factors up and down,
-bicubic resampling.
+bicubic resampling, fold (col2im).
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -129,7 +129,7 @@ class Recurrent(nn.Module):
 class Rearranging(nn.Module):
     """Diagonals, quarter turns, trace, rrelu out of training, nearest
     resampling by whole factors up and down (nearest-exact too), and
-    bicubic resampling (half-pixel and corner-aligned)."""
+    bicubic resampling (half-pixel and corner-aligned), fold (col2im)."""
     def forward(self, x, image):
         return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
                 torch.rot90(x, 1, (0, 1)), torch.rot90(x, -1, (1, 0)),
@@ -141,7 +141,10 @@ class Rearranging(nn.Module):
                 F.interpolate(image, scale_factor=2, mode="bicubic"),
                 F.interpolate(image, size=(7, 4), mode="bicubic",
                               align_corners=True),
-                F.interpolate(image, size=(9, 13), mode="bicubic"))
+                F.interpolate(image, size=(9, 13), mode="bicubic"),
+                F.fold(x.view(1, 4, 5), (2, 6), 2),
+                F.fold(image.view(2, 12, 4), (7, 6), (3, 2), dilation=(1, 2),
+                       padding=1, stride=(4, 3)))
 
 
 cases = [
