@@ -421,10 +421,69 @@ def upsample_nearest(c, args, kwargs, exact=False):
             down = int(down)
             exprs.append("%s * %d + %d" % (d, down, down // 2 if exact else 0))
         else:
-            raise c.error("nearest resampling by a factor that is not a "
-                          "whole number (%s to %s) is not supported"
-                          % (size, out))
+            return nearest_gather(c, x, out_shape, scales, exact)
     return c.generic(out_shape, [(x, exprs)], lambda a, o: ([], a[0]),
+                     out_elem=x.elem)
+
+
+def nearest_gather(c, x, out_shape, scales, exact):
+    """Nearest resampling by any factor, as PyTorch computes the source
+    index in f32: min(floor(o * scale), in - 1), nearest-exact
+    min(floor((o + 0.5) * scale), in - 1), scale = 1 / the scale factor
+    given, else in / out (an output twice the input: o / 2)."""
+    sizes = x.shape[2:]
+
+    def body(a, o):
+        lines, at = [], []
+        for axis, size in enumerate(sizes):
+            t = "a%d" % axis
+            out = out_shape[2 + axis]
+            lines.append("%%%s_i = linalg.index %d : index" % (t, 2 + axis))
+            if out == size or (out == 2 * size and not exact):
+                if out == size:
+                    at.append("%%%s_i" % t)
+                else:
+                    lines += ["%%%s_two = arith.constant 2 : index" % t,
+                              "%%%s_x = arith.divui %%%s_i, %%%s_two : index"
+                              % (t, t, t)]
+                    at.append("%%%s_x" % t)
+                continue
+            given = scales[axis] if scales is not None else None
+            scale = 1.0 / float(given) if given is not None and \
+                float(given) > 0 else size / out
+            lines += [
+                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
+                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
+                "%%%s_s = arith.constant %s : f32"
+                % (t, float_literal(scale))]
+            position = "%%%s_f" % t
+            if exact:
+                lines += [
+                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
+                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t)]
+                position = "%%%s_c" % t
+            lines += [
+                "%%%s_m = arith.mulf %s, %%%s_s : f32" % (t, position, t),
+                "%%%s_fl = math.floor %%%s_m : f32" % (t, t),
+                "%%%s_src64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
+                "%%%s_src = arith.index_cast %%%s_src64 : i64 to index"
+                % (t, t),
+                "%%%s_last = arith.constant %d : index" % (t, size - 1),
+                "%%%s_x = arith.minsi %%%s_src, %%%s_last : index"
+                % (t, t, t)]
+            at.append("%%%s_x" % t)
+        lines += ["%n = linalg.index 0 : index",
+                  "%ch = linalg.index 1 : index",
+                  "%%v = tensor.extract %s[%%n, %%ch, %s] : %s"
+                  % (x.name, ", ".join(at), x.type)]
+        if x.elem in HALF_TYPES:
+            lines.append("%%vf = arith.extf %%v : %s to f32" % x.elem)
+            return lines, "%vf"
+        return lines, "%v"
+    if x.elem not in ("f32", "i64", "i1") + HALF_TYPES:
+        raise c.error("nearest resampling of %s tensors" % x.elem)
+    return c.generic(out_shape, [], body,
+                     init=c.empty(out_shape, x.elem, x.device),
                      out_elem=x.elem)
 
 

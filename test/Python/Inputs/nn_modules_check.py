@@ -10,7 +10,7 @@ sizes the input's are not multiples of; grid_sample (bilinear and nearest,
 zeros and border padding, both align_corners); celu, round to decimals,
 searchsorted and bucketize; LSTM, GRU and circular padding (written in place
 through views, traced again functionalized); diagonal, rot90, trace, rrelu
-out of training, nearest(-exact) resampling by whole factors up and down,
+out of training, nearest(-exact) resampling by any factor,
 bicubic resampling, fold (col2im).
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
@@ -128,7 +128,7 @@ class Recurrent(nn.Module):
 
 class Rearranging(nn.Module):
     """Diagonals, quarter turns, trace, rrelu out of training, nearest
-    resampling by whole factors up and down (nearest-exact too), and
+    resampling (nearest-exact too) by whole factors and others, and
     bicubic resampling (half-pixel and corner-aligned), fold (col2im)."""
     def forward(self, x, image):
         return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
@@ -138,6 +138,9 @@ class Rearranging(nn.Module):
                 F.interpolate(image, size=(12, 24), mode="nearest-exact"),
                 F.interpolate(image, size=(3, 2), mode="nearest-exact"),
                 F.interpolate(image, scale_factor=0.5, mode="nearest"),
+                F.interpolate(image, size=(13, 5), mode="nearest"),
+                F.interpolate(image, scale_factor=(0.6, 2.5),
+                              mode="nearest-exact"),
                 F.interpolate(image, scale_factor=2, mode="bicubic"),
                 F.interpolate(image, size=(7, 4), mode="bicubic",
                               align_corners=True),
