@@ -157,28 +157,37 @@ KernelOp mergeRows(KernelOp first, KernelOp second,
 
 /// Merges the first pair of kernels in `block` that may become a row
 /// kernel: a kernel and the last kernel before it that writes a buffer
-/// it uses.
+/// it uses (found through the last writer of each buffer, not by scanning
+/// back: a block holds tens of thousands of kernels).
 bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
                llvm::raw_ostream *log) {
   BlockDependences deps(block, aliases);
   SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
+  llvm::DenseMap<Value, size_t> lastWriter;
   for (size_t index = 0; index < kernels.size(); ++index) {
     KernelOp second = kernels[index];
-    for (KernelOp first : llvm::reverse(ArrayRef(kernels).take_front(index))) {
-      if (!llvm::any_of(first.getOutputs(), [&](Value output) {
-            return llvm::is_contained(second->getOperands(), output);
-          }))
-        continue;
-      std::string names = ("\"" + first.getKernelName() + "\" + \"" +
-                           second.getKernelName() + "\"")
-                              .str();
-      KernelOp merged = mergeRows(first, second, deps, aliases);
-      if (!merged)
-        break;
-      if (log)
-        *log << "  " << names << ": \"" << merged.getKernelName() << "\"\n";
-      return true;
+    std::optional<size_t> nearest;
+    for (Value operand : second->getOperands()) {
+      auto found = lastWriter.find(operand);
+      if (found != lastWriter.end() && (!nearest || found->second > *nearest))
+        nearest = found->second;
     }
+    if (nearest) {
+      KernelOp first = kernels[*nearest];
+      std::string names;
+      if (log)
+        names = ("\"" + first.getKernelName() + "\" + \"" +
+                 second.getKernelName() + "\"")
+                    .str();
+      if (KernelOp merged = mergeRows(first, second, deps, aliases)) {
+        if (log)
+          *log << "  " << names << ": \"" << merged.getKernelName()
+               << "\"\n";
+        return true;
+      }
+    }
+    for (Value output : second.getOutputs())
+      lastWriter[output] = index;
   }
   return false;
 }
