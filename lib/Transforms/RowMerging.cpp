@@ -181,8 +181,7 @@ bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
                     .str();
       if (KernelOp merged = mergeRows(first, second, deps, aliases)) {
         if (log)
-          *log << "  " << names << ": \"" << merged.getKernelName()
-               << "\"\n";
+          *log << "  " << names << ": \"" << merged.getKernelName() << "\"\n";
         return true;
       }
     }
