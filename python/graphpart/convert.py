@@ -28,6 +28,7 @@ in ops/__init__.py.
 """
 import json
 import math
+import re
 
 import numpy as np
 
@@ -287,13 +288,13 @@ class Converter:
             init = self.empty(out_shape, out_elem, device)
         block_args = ["%%in%d" % i for i in range(len(inputs))]
         elems = [v.elem for v, _ in inputs] + [out_elem]
-        lines, args = [], []
+        extensions, args = [], []
         for arg, elem in zip(block_args + ["%out"], elems):
             if elem not in HALF_TYPES:
                 args.append(arg)
             else:
-                lines.append("%s_f = arith.extf %s : %s to f32"
-                             % (arg, arg, elem))
+                extensions.append((arg + "_f", "%s_f = arith.extf %s : %s "
+                                   "to f32" % (arg, arg, elem)))
                 args.append(arg + "_f")
         block, result = body(args[:-1], args[-1])
         moved = [i for i, arg in enumerate(args[:-1]) if arg == result]
@@ -303,6 +304,11 @@ class Converter:
             # (matmuls take such transposes as cuBLAS operands).
             lines, result = [], block_args[moved[0]]
         else:
+            # Only the extensions the body reads: a dead one would count as
+            # payload where kernel fusion weighs a producer's cost.
+            text = "\n".join(block) + "\n" + result
+            lines = [line for name, line in extensions
+                     if re.search(re.escape(name) + r"\b", text)]
             lines += block
             if out_elem in HALF_TYPES:
                 lines.append("%%yield = arith.truncf %s : f32 to %s"
