@@ -487,19 +487,20 @@ def nearest_gather(c, x, out_shape, scales, exact):
                      out_elem=x.elem)
 
 
-def upsample_linear(c, args, kwargs):
-    """upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d (and
-    .vec): each output element interpolates the 2^N input elements around
-    its source position, along the last dimension first, with PyTorch's
-    half-pixel mapping (align_corners false, negative positions clamped to
-    0) or the corner-aligned one."""
+def interpolation_args(c, args, kwargs, what, counts):
+    """What upsample_linear and upsample_bicubic share: the input (x),
+    the output shape, align_corners, and ratio(i), the f32 step between
+    source positions along spatial axis i (corner-aligned: (in - 1) /
+    (out - 1); else 1 / the scale factor given, or in / out)."""
     x = c.value(args[0])
     out_shape = c.node["outputs"][0]["shape"]
     count = len(x.shape) - 2
-    if count not in (1, 2, 3):
-        raise c.error("linear upsampling takes 3-D to 5-D tensors")
+    if count not in counts:
+        ranks = ["%d-D" % (n + 2) for n in (counts[0], counts[-1])]
+        raise c.error("%s upsampling takes %s tensors" % (
+            what, " to ".join(ranks) if len(counts) > 1 else ranks[0]))
     if x.elem not in ("f32",) + HALF_TYPES:
-        raise c.error("linear upsampling of %s tensors" % x.elem)
+        raise c.error("%s upsampling of %s tensors" % (what, x.elem))
     align = args[2] if len(args) > 2 else kwargs.get("align_corners")
     if c.node.get("overload") == "vec":
         scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
@@ -518,30 +519,50 @@ def upsample_linear(c, args, kwargs):
         if scales is not None and scales[i]:
             return 1.0 / float(scales[i])
         return size / out
+    return x, out_shape, align, ratio
+
+
+def source_position(t, axis, ratio, align, clamp):
+    """Lines computing %<t>_src, the f32 source position of the output
+    index along spatial `axis`: o * ratio corner-aligned, else (o + 0.5) *
+    ratio - 0.5, clamped at 0 when `clamp` (linear, not cubic)."""
+    lines = [
+        "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
+        "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
+        "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
+        "%%%s_r = arith.constant %s : f32" % (t, float_literal(ratio))]
+    if align:
+        return lines + ["%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
+                        % (t, t, t)]
+    lines += [
+        "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
+        "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
+        "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t)]
+    if not clamp:
+        return lines + ["%%%s_src = arith.subf %%%s_m, %%%s_half : f32"
+                        % (t, t, t)]
+    return lines + [
+        "%%%s_s = arith.subf %%%s_m, %%%s_half : f32" % (t, t, t),
+        "%%%s_zero = arith.constant 0.000000000e+00 : f32" % t,
+        "%%%s_src = arith.maximumf %%%s_s, %%%s_zero : f32" % (t, t, t)]
+
+
+def upsample_linear(c, args, kwargs):
+    """upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d (and
+    .vec): each output element interpolates the 2^N input elements around
+    its source position, along the last dimension first, with PyTorch's
+    half-pixel mapping (align_corners false, negative positions clamped to
+    0) or the corner-aligned one."""
+    x, out_shape, align, ratio = interpolation_args(c, args, kwargs,
+                                                    "linear", (1, 2, 3))
+    sizes = x.shape[2:]
+    count = len(sizes)
 
     def body(a, o):
         lines, coords = [], []
         for axis, size in enumerate(sizes):
             t = "a%d" % axis
-            lines += [
-                "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
-                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
-                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
-                "%%%s_r = arith.constant %s : f32"
-                % (t, float_literal(ratio(axis)))]
-            if align:
-                lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
-                             % (t, t, t))
-            else:
-                lines += [
-                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
-                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
-                    "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t),
-                    "%%%s_s = arith.subf %%%s_m, %%%s_half : f32"
-                    % (t, t, t),
-                    "%%%s_zero = arith.constant 0.000000000e+00 : f32" % t,
-                    "%%%s_src = arith.maximumf %%%s_s, %%%s_zero : f32"
-                    % (t, t, t)]
+            lines += source_position(t, axis, ratio(axis), align, clamp=True)
             lines += [
                 "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
                 "%%%s_w = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
@@ -597,30 +618,9 @@ def upsample_bicubic(c, args, kwargs):
     position, rows first then across them, as PyTorch computes it: source
     positions half-pixel (not clamped) or corner-aligned, reads past an
     edge clamped to it."""
-    x = c.value(args[0])
-    out_shape = c.node["outputs"][0]["shape"]
-    if len(x.shape) != 4:
-        raise c.error("bicubic upsampling takes 4-D tensors")
-    if x.elem not in ("f32",) + HALF_TYPES:
-        raise c.error("bicubic upsampling of %s tensors" % x.elem)
-    align = args[2] if len(args) > 2 else kwargs.get("align_corners")
-    if c.node.get("overload") == "vec":
-        scales = args[3] if len(args) > 3 else kwargs.get("scale_factors")
-    else:
-        scales = list(args[3:5]) if len(args) > 3 else None
-        if scales is not None and all(v is None for v in scales):
-            scales = None
+    x, out_shape, align, ratio = interpolation_args(c, args, kwargs,
+                                                    "bicubic", (2,))
     sizes = x.shape[2:]
-    if not all(is_static(d) for d in list(sizes) + out_shape[2:]):
-        raise c.error("upsampling symbolic sizes is not supported")
-
-    def ratio(i):
-        size, out = sizes[i], out_shape[2 + i]
-        if align:
-            return (size - 1) / (out - 1) if out > 1 else 0.0
-        if scales is not None and scales[i]:
-            return 1.0 / float(scales[i])
-        return size / out
 
     a = -0.75
 
@@ -663,22 +663,7 @@ def upsample_bicubic(c, args, kwargs):
         lines, taps, ws = [], [], []
         for axis, size in enumerate(sizes):
             t = "a%d" % axis
-            lines += [
-                "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
-                "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
-                "%%%s_f = arith.sitofp %%%s_ii : i64 to f32" % (t, t),
-                "%%%s_r = arith.constant %s : f32"
-                % (t, float_literal(ratio(axis)))]
-            if align:
-                lines.append("%%%s_src = arith.mulf %%%s_f, %%%s_r : f32"
-                             % (t, t, t))
-            else:
-                lines += [
-                    "%%%s_half = arith.constant 5.000000000e-01 : f32" % t,
-                    "%%%s_c = arith.addf %%%s_f, %%%s_half : f32" % (t, t, t),
-                    "%%%s_m = arith.mulf %%%s_c, %%%s_r : f32" % (t, t, t),
-                    "%%%s_src = arith.subf %%%s_m, %%%s_half : f32"
-                    % (t, t, t)]
+            lines += source_position(t, axis, ratio(axis), align, clamp=False)
             lines += [
                 "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
                 "%%%s_t = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
