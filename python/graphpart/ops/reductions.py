@@ -363,31 +363,38 @@ def top_values(c, x, k, dim, largest):
     rank = len(x.shape)
     if not isinstance(k, int) or not 0 <= k <= 64:
         raise c.error("topk needs a static k of at most 64, got %r" % (k,))
-    if x.elem not in ("f32",) + HALF_TYPES:
+    if x.elem not in ("f32", "i64") + HALF_TYPES:
         raise c.error("topk of %s tensors is not supported" % x.elem)
-    work = c.cast(x, "f32")
+    # int64 stays int64 (f32 would round values past 2^24).
+    elem = "i64" if x.elem == "i64" else "f32"
+    work = c.cast(x, elem)
+    if elem == "f32":
+        masked = float_literal(-math.inf if largest else math.inf)
+    else:
+        masked = str(-2 ** 63 if largest else 2 ** 63 - 1)
     values, indices = [], []
     for _ in range(k):
         value, index = arg_reduce(c, work, dim, largest)
         values.append(c.keepdim(value, work.shape, [dim]))
         indices.append(c.keepdim(index, work.shape, [dim]))
         wide = indices[-1]
-        masked = -math.inf if largest else math.inf
 
-        def body(a, o, dim=dim, masked=masked):
+        def body(a, o, dim=dim):
             return ["%%i = linalg.index %d : index" % dim,
                     "%ii = arith.index_cast %i : index to i64",
                     "%%hit = arith.cmpi eq, %%ii, %s : i64" % a[1],
-                    "%%gone = arith.constant %s : f32" % float_literal(masked),
-                    "%%r = arith.select %%hit, %%gone, %s : f32" % a[0]], "%r"
+                    "%%gone = arith.constant %s : %s" % (masked, elem),
+                    "%%r = arith.select %%hit, %%gone, %s : %s" % (a[0], elem)
+                    ], "%r"
         work = c.generic(work.shape, [
             (work, ["d%d" % i for i in range(rank)]),
             (wide, ["0" if i == dim else "d%d" % i for i in range(rank)])],
-            body)
+            body, out_elem=elem)
     if k == 0:
         shape = list(x.shape)
         shape[dim] = 0
-        return [Value(c.filled(shape, 0.0), shape),
+        return [Value(c.filled(shape, 0.0 if elem == "f32" else 0, elem),
+                      shape, elem=elem),
                 Value(c.filled(shape, 0, "i64"), shape, elem="i64")]
     return [cat_values(c, values, dim), cat_values(c, indices, dim)]
 

@@ -11,7 +11,7 @@ zeros and border padding, both align_corners); celu, round to decimals,
 searchsorted and bucketize; LSTM, GRU and circular padding (written in place
 through views, traced again functionalized); diagonal, rot90, trace, rrelu
 out of training, nearest(-exact) resampling by any factor,
-bicubic resampling, fold (col2im).
+bicubic resampling, fold (col2im); sort, topk and median of int64 values.
 
     nn_modules_check.py RUNTIME GP_COMPILE WORK
 """
@@ -150,7 +150,21 @@ class Rearranging(nn.Module):
                        padding=1, stride=(4, 3)))
 
 
+class IntegerOrder(nn.Module):
+    """sort, topk, argsort, median and kthvalue of int64 values past f32's
+    exact range (2^24), kept in int64 (all distinct: ties' order is
+    PyTorch's to choose)."""
+    def forward(self, ids):
+        # Two groups past 2^33, apart in the low bits only: f32 would tie
+        # them.
+        v = (ids // 500) * 2 ** 33 - torch.arange(35).view(5, 7)
+        return (*v.sort(dim=1), *v.topk(3, dim=0, largest=False),
+                v.argsort(1, descending=True), v.median(1).values,
+                *v.kthvalue(2, 1))
+
+
 cases = [
+    ("integer_order", IntegerOrder(), [torch.randint(0, 1000, (5, 7))]),
     ("rearranging", Rearranging(), [torch.randn(4, 5),
                                     torch.randn(1, 2, 6, 8)]),
     ("recurrent", Recurrent().eval(), [torch.randn(2, 4, 6),
