@@ -524,8 +524,17 @@ def interpolation_args(c, args, kwargs, what, counts):
 
 def source_position(t, axis, ratio, align, clamp):
     """Lines computing %<t>_src, the f32 source position of the output
-    index along spatial `axis`: o * ratio corner-aligned, else (o + 0.5) *
-    ratio - 0.5, clamped at 0 when `clamp` (linear, not cubic)."""
+    index along spatial `axis` (o * ratio corner-aligned, else (o + 0.5) *
+    ratio - 0.5, clamped at 0 when `clamp`: linear, not cubic), its index
+    part %<t>_lo (an index) and its fraction %<t>_frac."""
+    return source_lines(t, axis, ratio, align, clamp) + [
+        "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
+        "%%%s_frac = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
+        "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
+        "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index" % (t, t)]
+
+
+def source_lines(t, axis, ratio, align, clamp):
     lines = [
         "%%%s_i = linalg.index %d : index" % (t, 2 + axis),
         "%%%s_ii = arith.index_cast %%%s_i : index to i64" % (t, t),
@@ -564,17 +573,12 @@ def upsample_linear(c, args, kwargs):
             t = "a%d" % axis
             lines += source_position(t, axis, ratio(axis), align, clamp=True)
             lines += [
-                "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
-                "%%%s_w = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
-                "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
-                "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index"
-                % (t, t),
                 "%%%s_one = arith.constant 1 : index" % t,
                 "%%%s_last = arith.constant %d : index" % (t, size - 1),
                 "%%%s_up = arith.addi %%%s_lo, %%%s_one : index" % (t, t, t),
                 "%%%s_hi = arith.minsi %%%s_up, %%%s_last : index"
                 % (t, t, t)]
-            coords.append(("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_w" % t))
+            coords.append(("%%%s_lo" % t, "%%%s_hi" % t, "%%%s_frac" % t))
         lines += ["%n = linalg.index 0 : index",
                   "%ch = linalg.index 1 : index"]
         # The corners, keyed by which side of each axis they take.
@@ -665,11 +669,6 @@ def upsample_bicubic(c, args, kwargs):
             t = "a%d" % axis
             lines += source_position(t, axis, ratio(axis), align, clamp=False)
             lines += [
-                "%%%s_fl = math.floor %%%s_src : f32" % (t, t),
-                "%%%s_t = arith.subf %%%s_src, %%%s_fl : f32" % (t, t, t),
-                "%%%s_lo64 = arith.fptosi %%%s_fl : f32 to i64" % (t, t),
-                "%%%s_lo = arith.index_cast %%%s_lo64 : i64 to index"
-                % (t, t),
                 "%%%s_zero = arith.constant 0 : index" % t,
                 "%%%s_last = arith.constant %d : index" % (t, size - 1)]
             axis_taps = []
@@ -684,7 +683,7 @@ def upsample_bicubic(c, args, kwargs):
                     % (t, k, t, k, t)]
                 axis_taps.append("%%%s_x%d" % (t, k))
             taps.append(axis_taps)
-            ws.append(weights("%%%s_t" % t, lines, "c%d" % axis))
+            ws.append(weights("%%%s_frac" % t, lines, "c%d" % axis))
         lines += ["%n = linalg.index 0 : index",
                   "%ch = linalg.index 1 : index"]
         rows = []
