@@ -771,19 +771,29 @@ def conv_transpose(c, x, weight, bias, out_shape, stride, padding, dilation,
     return result
 
 
+def window_args(args, kwargs, with_size):
+    """im2col's and col2im's window: ([output_size,] kernel_size,
+    dilation, padding, stride), positional then by keyword, 2-D each;
+    the output size is None without `with_size`."""
+    names = (["output_size"] if with_size else []) + [
+        "kernel_size", "dilation", "padding", "stride"]
+    given = dict(zip(names, args))
+    given.update(kwargs)
+    size = spatial_list(given.get("output_size"), 2) if with_size else None
+    return (size, spatial_list(given.get("kernel_size"), 2),
+            spatial_list(given.get("dilation"), 2, 1),
+            spatial_list(given.get("padding"), 2, 0),
+            spatial_list(given.get("stride"), 2, 1))
+
+
 def im2col(c, args, kwargs):
     """im2col(x, kernel_size, dilation, padding, stride), what F.unfold
     records: x [N, C, H, W] (or [C, H, W]) zero-padded, each window a
     column: out[n, (ch * kh + i) * kw + j, oy * ow + ox] =
     x[n, ch, oy * sh + i * dh, ox * sw + j * dw]."""
     x = c.value(args[0])
-    names = ["kernel_size", "dilation", "padding", "stride"]
-    given = dict(zip(names, args[1:]))
-    given.update(kwargs)
-    kernel = spatial_list(given.get("kernel_size"), 2)
-    dilation = spatial_list(given.get("dilation"), 2, 1)
-    padding = spatial_list(given.get("padding"), 2, 0)
-    stride = spatial_list(given.get("stride"), 2, 1)
+    _, kernel, dilation, padding, stride = window_args(args[1:], kwargs,
+                                                       with_size=False)
     batched = len(x.shape) == 4
     if not batched:
         x = c.reshape(x, [1] + list(x.shape))
@@ -941,14 +951,8 @@ def col2im(c, args, kwargs):
     by * sh + i * dh and x + pw = bx * sw + j * dw (blocks in range). One
     generic reducing over (i, j), reading the columns it hits."""
     cols = c.cast(c.value(args[0]), "f32")
-    names = ["output_size", "kernel_size", "dilation", "padding", "stride"]
-    given = dict(zip(names, args[1:]))
-    given.update(kwargs)
-    size = spatial_list(given.get("output_size"), 2)
-    kernel = spatial_list(given.get("kernel_size"), 2)
-    dilation = spatial_list(given.get("dilation"), 2, 1)
-    padding = spatial_list(given.get("padding"), 2, 0)
-    stride = spatial_list(given.get("stride"), 2, 1)
+    size, kernel, dilation, padding, stride = window_args(args[1:], kwargs,
+                                                          with_size=True)
     batched = len(cols.shape) == 3
     if not batched:
         cols = c.reshape(cols, [1] + list(cols.shape))
