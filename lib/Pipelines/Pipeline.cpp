@@ -100,21 +100,11 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   pm.addPass(createConvertGPToRuntimePass(runtime));
   // One function per distinct host kernel (and packed form) before LLVM.
   pm.addPass(createGPDeduplicateFunctionsPass());
-  // The host side (and host kernels) to the LLVM dialect.
-  pm.addPass(createConvertLinalgToLoopsPass());
-  // Subviews and transposes expand into affine.apply on their offsets and
-  // strides, which lower-affine then turns into arith.
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // The host side (and host kernels) to the LLVM dialect: first linalg,
+  // views, affine, loops and math, in the functions that have them (the
+  // kernels, entries with views or host scalar math).
+  pm.addPass(createGPLowerKernelCodePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  // The inverse hyperbolic functions have no LLVM intrinsic: log and sqrt.
-  pm.addPass(math::createMathExpandOpsPass(
-      {/*opMnemonics=*/{"asinh", "acosh", "atanh"}}));
-  pm.addPass(createConvertMathToLLVMPass());
-  // What has no LLVM intrinsic (erf, erfc, atan, atan2, cbrt, ...) calls
-  // libm, as a host compiler would.
-  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
