@@ -122,6 +122,7 @@ struct ConvertGPToRuntimePass
     if (failed(converted))
       return signalPassFailure();
 
+    state.sizeLaunchAreas();
     module->removeAttr("gpu.container_module");
     state.emitManifest();
     stripMemorySpaces(module);

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -82,22 +83,31 @@ struct HostKernelLowering : GPToRuntimePattern<KernelOp> {
     func::CallOp::create(rewriter, loc, function, values);
     func::ReturnOp::create(rewriter, loc);
 
-    // The launch.
+    // The launch: each value in the function's launch area, params[i]
+    // pointing to the i-th; its sizes a constant array.
     continueLowering(kernel, rewriter);
+    LoweredRegion &region = state.loweredParent(kernel);
+    LaunchArea &area = state.launchArea(rewriter, region.function);
     ValueRange operands = adaptor.getOperands();
     int64_t count = operands.size();
-    Value params = rt.stackSlot(loc, rt.ptrType, std::max<int64_t>(1, count));
-    Value sizes = rt.stackSlot(loc, rt.i64, std::max<int64_t>(1, count));
+    SmallVector<int64_t> sizes;
+    int64_t slot = 0;
     for (auto [index, value] : llvm::enumerate(operands)) {
-      rt.store(loc, rt.spill(loc, value),
-               rt.gep(loc, rt.ptrType, params, index));
-      rt.store(loc, rt.constI64(loc, rt.storageBytes(value.getType())),
-               rt.gep(loc, rt.i64, sizes, index));
+      int64_t bytes = rt.storageBytes(value.getType());
+      Value storage = rt.gep(loc, rt.i64, area.slots, slot);
+      rt.store(loc, rt.toStorage(loc, value), storage);
+      rt.store(loc, storage, rt.gep(loc, rt.ptrType, area.hostParams, index));
+      sizes.push_back(bytes);
+      slot += llvm::divideCeil(bytes, 8);
     }
-    rt.callChecked(loc, "gpRtLaunchHostKernel",
-                   {state.loweredParent(kernel).stream,
-                    rt.functionAddress(loc, packed), params, sizes,
-                    rt.constI32(loc, count)});
+    area.neededHostParams = std::max(area.neededHostParams, count);
+    area.neededSlots = std::max(area.neededSlots, slot);
+    rt.callChecked(
+        loc, "gpRtLaunchHostKernel",
+        {region.stream, rt.functionAddress(loc, packed), area.hostParams,
+         count ? rt.constantArray(loc, rt.i64, sizes)
+               : LLVM::ZeroOp::create(rewriter, loc, rt.ptrType).getResult(),
+         rt.constI32(loc, count)});
     rewriter.eraseOp(kernel);
     return success();
   }
@@ -105,6 +115,36 @@ struct HostKernelLowering : GPToRuntimePattern<KernelOp> {
 
 struct CudaLaunchLowering : GPToRuntimePattern<gpu::LaunchFuncOp> {
   using GPToRuntimePattern::GPToRuntimePattern;
+
+  /// The launch area's cuda params of `function`, its first `count`
+  /// pointing to slots 0 .. count-1 (set at the function's start, once).
+  Value launchParams(RuntimeCallBuilder &rt, func::FuncOp function,
+                     int64_t count, ConversionPatternRewriter &rewriter) const {
+    LaunchArea &area = state.launchArea(rewriter, function);
+    if (area.filledCudaParams < count) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(area.prologueEnd);
+      Location loc = function.getLoc();
+      for (int64_t index = area.filledCudaParams; index < count; ++index) {
+        Value slot = rt.gep(loc, rt.i64, area.slots, index);
+        rt.store(loc, slot, rt.gep(loc, rt.ptrType, area.cudaParams, index));
+      }
+      area.prologueEnd = rewriter.getInsertionPoint()->getPrevNode();
+      area.filledCudaParams = count;
+    }
+    area.neededCudaParams = std::max(area.neededCudaParams, count);
+    area.neededSlots = std::max(area.neededSlots, count);
+    return area.cudaParams;
+  }
+
+  /// Whether a kernel parameter of `type` fits a launch area slot.
+  static bool fitsSlot(Type type) {
+    if (isa<LLVM::LLVMPointerType>(type))
+      return true;
+    if (type.isIntOrFloat())
+      return type.getIntOrFloatBitWidth() <= 64;
+    return false;
+  }
 
   LogicalResult
   matchAndRewrite(gpu::LaunchFuncOp launch, OpAdaptor adaptor,
@@ -124,6 +164,12 @@ struct CudaLaunchLowering : GPToRuntimePattern<gpu::LaunchFuncOp> {
              << "): run gpu-module-to-binary before convert-gp-to-runtime";
     LoweredRegion &body = state.loweredParent(launch);
     RuntimeCallBuilder rt = emitterFor(launch, rewriter);
+    for (Value value : adaptor.getKernelOperands())
+      if (!isa<MemRefType>(value.getType()) &&
+          !fitsSlot(rt.storageType(value.getType())))
+        return state.emitError(launch)
+               << "a kernel parameter of type " << value.getType()
+               << " (wider than 8 bytes) cannot be passed to cuLaunchKernel";
     std::string imageName = "gp_image_" + launch.getKernelModuleName().str();
     auto image = module.lookupSymbol<LLVM::GlobalOp>(imageName);
     if (!image) {
@@ -139,7 +185,7 @@ struct CudaLaunchLowering : GPToRuntimePattern<gpu::LaunchFuncOp> {
           /*isConstant=*/true, LLVM::Linkage::Internal, imageName,
           rewriter.getStringAttr(bytes), /*alignment=*/64);
     }
-    Value function = rt.stackSlot(loc, rt.ptrType);
+    Value function = state.launchArea(rewriter, body.function).cudaFunction;
     rt.callChecked(
         loc, "gpRtCudaGetKernel",
         {body.program, LLVM::AddressOfOp::create(rewriter, loc, image),
@@ -165,16 +211,25 @@ struct CudaLaunchLowering : GPToRuntimePattern<gpu::LaunchFuncOp> {
       }
       fields.push_back(rt.toStorage(loc, value));
     }
-    Value params =
-        rt.stackSlot(loc, rt.ptrType, std::max<size_t>(1, fields.size()));
-    for (auto [index, field] : llvm::enumerate(fields)) {
-      Value slot = rt.stackSlot(loc, field.getType());
-      rt.store(loc, field, slot);
-      rt.store(loc, slot, rt.gep(loc, rt.ptrType, params, index));
-    }
+    // Field i in slot i of the function's launch area, params[i] pointing
+    // to it from the function's start on.
+    Value params = launchParams(rt, body.function, fields.size(), rewriter);
+    for (auto [index, field] : llvm::enumerate(fields))
+      rt.store(loc, field,
+               rt.gep(loc, rt.i64,
+                      state.launchArea(rewriter, body.function).slots, index));
+    // Grid and block sizes: constant arrays when they are constants.
     auto dims = [&](Value x, Value y, Value z) {
-      Value array = rt.stackSlot(loc, rt.i32, 3);
       Value sizes[] = {x, y, z};
+      SmallVector<int64_t> constants;
+      for (Value size : sizes)
+        if (std::optional<int64_t> constant = getConstantIntValue(size))
+          constants.push_back(*constant);
+      if (constants.size() == 3 && llvm::all_of(constants, [](int64_t v) {
+            return v >= 0 && v <= INT32_MAX;
+          }))
+        return rt.constantArray(loc, rt.i32, constants);
+      Value array = rt.stackSlot(loc, rt.i32, 3);
       for (auto [index, size] : llvm::enumerate(sizes)) {
         Value value = arith::IndexCastOp::create(rewriter, loc, rt.i64, size);
         rt.store(loc, LLVM::TruncOp::create(rewriter, loc, rt.i32, value),

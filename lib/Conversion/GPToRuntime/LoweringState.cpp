@@ -9,6 +9,8 @@
 #include "LoweringState.h"
 #include "RuntimeCallBuilder.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::gp;
 
@@ -80,8 +82,8 @@ LogicalResult GPToRuntimeState::prepare() {
     });
     // Scalar slots: 16 bytes each, in the arena of their device.
     function.walk([&](ScalarSlotOp slot) {
-      int64_t &bytes = onHost(slot.getSlot().getType()) ? hostBytes
-                                                               : deviceBytes;
+      int64_t &bytes =
+          onHost(slot.getSlot().getType()) ? hostBytes : deviceBytes;
       bytes = (bytes + 15) / 16 * 16;
       slot->setAttr("gp.scalar_slot", builder.getI64IntegerAttr(bytes));
       bytes += 16;
@@ -115,4 +117,49 @@ std::string GPToRuntimeState::describe(Type type) {
   os << "scalar ";
   type.print(os);
   return text;
+}
+
+LaunchArea &GPToRuntimeState::launchArea(OpBuilder &builder,
+                                         func::FuncOp function) {
+  LaunchArea &area = launchAreas[function];
+  if (area.slots)
+    return area;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&function.getBody().front());
+  Location loc = function.getLoc();
+  MLIRContext *ctx = function.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = IntegerType::get(ctx, 64);
+  // Sized 1 for now: sizeLaunchAreas sets the counts.
+  auto allocate = [&](Type element, Operation *&count) {
+    count = LLVM::ConstantOp::create(builder, loc, i64,
+                                     builder.getI64IntegerAttr(1));
+    auto alloca = LLVM::AllocaOp::create(builder, loc, ptrType, element,
+                                         count->getResult(0));
+    alloca.setAlignment(16);
+    return alloca;
+  };
+  area.cudaParams = allocate(ptrType, area.cudaParamsCount);
+  area.hostParams = allocate(ptrType, area.hostParamsCount);
+  auto slots = allocate(i64, area.slotsCount);
+  area.slots = slots;
+  auto one =
+      LLVM::ConstantOp::create(builder, loc, i64, builder.getI64IntegerAttr(1));
+  auto handle = LLVM::AllocaOp::create(builder, loc, ptrType, ptrType, one);
+  area.cudaFunction = handle;
+  area.prologueEnd = handle;
+  return area;
+}
+
+void GPToRuntimeState::sizeLaunchAreas() {
+  for (auto &[function, area] : launchAreas) {
+    auto size = [](Operation *count, int64_t value) {
+      auto constant = cast<LLVM::ConstantOp>(count);
+      constant.setValueAttr(
+          IntegerAttr::get(constant.getType(), std::max<int64_t>(1, value)));
+    };
+    size(area.cudaParamsCount, area.neededCudaParams);
+    size(area.hostParamsCount, area.neededHostParams);
+    size(area.slotsCount, area.neededSlots);
+  }
 }

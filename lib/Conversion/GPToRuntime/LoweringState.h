@@ -49,6 +49,26 @@ struct LoweredRegion {
   SmallVector<Value> inputs;
 };
 
+/// Stack memory the kernel launches of one function share for their
+/// parameters: the runtime (host kernels) and the driver (cuLaunchKernel)
+/// copy a launch's parameter values before it returns, so the next launch
+/// may write over them. One launch's code is then a store per value, not a
+/// stack slot per value. `slots` holds 8-byte values. `cudaParams` holds
+/// pointers to slot 0, 1, ..., the first `filledCudaParams` of them set
+/// once, at the function's start; `hostParams` is written by each host
+/// kernel launch (a descriptor takes several slots); `cudaFunction` receives
+/// each cuda launch's kernel handle.
+struct LaunchArea {
+  Value cudaParams, hostParams, slots, cudaFunction;
+  /// The sizes of the three allocations, set when the lowering ends.
+  Operation *cudaParamsCount = nullptr, *hostParamsCount = nullptr,
+            *slotsCount = nullptr;
+  int64_t neededCudaParams = 0, neededHostParams = 0, neededSlots = 0;
+  int64_t filledCudaParams = 0;
+  /// The last op of the function's prologue (allocations, params filled).
+  Operation *prologueEnd = nullptr;
+};
+
 /// A partition as the manifest describes it.
 struct ManifestPartition {
   bool capturable;
@@ -110,6 +130,11 @@ public:
     return partition && atTopLevel(partition);
   }
 
+  /// The launch area of `function`, made at its start the first time.
+  LaunchArea &launchArea(OpBuilder &builder, func::FuncOp function);
+  /// Sizes each function's launch area for what its launches used.
+  void sizeLaunchAreas();
+
   /// Reports an error on `op`. The conversion stops at the first one; the
   /// pass drops the driver's generic "failed to legalize" that follows it.
   InFlightDiagnostic emitError(Operation *op) {
@@ -123,6 +148,7 @@ public:
 
 private:
   llvm::DenseMap<Region *, LoweredRegion> regions;
+  llvm::DenseMap<Operation *, LaunchArea> launchAreas;
 };
 
 } // namespace mlir::gp

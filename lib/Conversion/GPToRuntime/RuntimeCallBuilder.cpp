@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <limits>
@@ -70,8 +71,47 @@ int64_t RuntimeCallBuilder::storageBytes(Type type) {
 }
 
 Value RuntimeCallBuilder::stackSlot(Location loc, Type type, int64_t count) {
+  // In the function's entry block: an alloca anywhere else is a dynamic
+  // one, which takes stack on each pass and gives none back until the
+  // function returns (a body with thousands of launches grew its stack by
+  // each launch's parameters).
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.getInsertionBlock();
+  Operation *function = block->getParentOp();
+  if (!isa<FunctionOpInterface>(function))
+    function = function->getParentOfType<FunctionOpInterface>();
+  if (function)
+    builder.setInsertionPointToStart(&function->getRegion(0).front());
   return LLVM::AllocaOp::create(builder, loc, ptrType, type,
                                 constI64(loc, count));
+}
+
+Value RuntimeCallBuilder::constantArray(Location loc, Type element,
+                                        ArrayRef<int64_t> values) {
+  std::string name = "gp_array_";
+  llvm::raw_string_ostream stream(name);
+  stream << element;
+  for (int64_t value : values)
+    stream << "_" << value;
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(element, values.size());
+    auto tensorType =
+        RankedTensorType::get({static_cast<int64_t>(values.size())}, element);
+    SmallVector<APInt> elements;
+    for (int64_t value : values)
+      elements.push_back(
+          APInt(element.getIntOrFloatBitWidth(), value, /*isSigned=*/true));
+    global = LLVM::GlobalOp::create(
+        builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        DenseElementsAttr::get(tensorType, elements));
+  }
+  return LLVM::AddressOfOp::create(builder, loc, global);
 }
 
 Value RuntimeCallBuilder::gep(Location loc, Type element, Value base,

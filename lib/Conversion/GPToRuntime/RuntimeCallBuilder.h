@@ -62,7 +62,12 @@ public:
   /// strides, all 8 bytes).
   int64_t storageBytes(Type type);
 
+  /// Stack memory for `count` values of `type`, allocated in the entry
+  /// block of the function being built (once per call of it).
   Value stackSlot(Location loc, Type type, int64_t count = 1);
+  /// The address of a constant array of integers of type `element`, one
+  /// global per distinct array.
+  Value constantArray(Location loc, Type element, ArrayRef<int64_t> values);
   Value gep(Location loc, Type element, Value base, int64_t index);
   Value gepDynamic(Location loc, Type element, Value base, Value index);
   Value load(Location loc, Type type, Value pointer);

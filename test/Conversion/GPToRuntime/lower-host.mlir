@@ -20,14 +20,30 @@
 // CHECK: %[[BODY:.*]] = constant @gp_partition_scale_0 : (!llvm.ptr, !llvm.ptr) -> i32
 // CHECK: call @gpRtRunPartitionWithResults
 // CHECK: return %{{.*}} : i32
-// The body folds the input's offset into its pointers.
+// The body's stack slots are allocated at its start, among them its launch
+// area: the launch's two descriptors (5 slots each), the pointers to them
+// and a cuda kernel handle (unused here). The body folds the input's offset into its pointers.
 // CHECK-LABEL: func.func private @gp_partition_scale_0(
+// CHECK: %[[COUNT:.*]] = llvm.mlir.constant(2 : i64)
+// CHECK-NEXT: %[[PARAMS:.*]] = llvm.alloca %[[COUNT]] x !llvm.ptr
+// CHECK-NEXT: %[[COUNT:.*]] = llvm.mlir.constant(10 : i64)
+// CHECK-NEXT: %[[SLOTS:.*]] = llvm.alloca %[[COUNT]] x i64
+// CHECK-NEXT: llvm.mlir.constant(1 : i64)
+// CHECK-NEXT: llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK-NEXT: llvm.mlir.constant(1 : i64)
+// CHECK-NEXT: %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
 // CHECK: %[[ALIGNED:.*]] = llvm.extractvalue %{{.*}}[1]
 // CHECK: %[[FOLDED:.*]] = llvm.getelementptr %[[ALIGNED]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK: llvm.insertvalue %[[FOLDED]], %{{.*}}[0]
 // CHECK: llvm.insertvalue %[[FOLDED]], %{{.*}}[1]
-// CHECK: call @gpRtAllocate
-// CHECK: call @gpRtLaunchHostKernel
+// CHECK: call @gpRtAllocate(%{{.*}}, %{{.*}}, %[[OUT]])
+// CHECK-NOT: llvm.alloca
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[SLOTS]][5] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: llvm.store %{{.*}}, %[[SLOT]] : !llvm.struct
+// CHECK: %[[PARAM:.*]] = llvm.getelementptr %[[PARAMS]][1]
+// CHECK: llvm.store %[[SLOT]], %[[PARAM]]
+// CHECK: %[[SIZES:.*]] = llvm.mlir.addressof @gp_array_i64_40_40
+// CHECK: call @gpRtLaunchHostKernel(%{{.*}}, %{{.*}}, %[[PARAMS]], %[[SIZES]], %{{.*}})
 // CHECK-LABEL: func.func private @gp_kernel_double_0(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>)
 // CHECK: linalg.generic
 // CHECK-LABEL: func.func private @gp_kernel_double_0_packed(%{{.*}}: !llvm.ptr)
@@ -62,11 +78,12 @@ func.func @scale(%x: memref<?xf32, #cuda0>, %n: index) -> memref<?xf32, #cuda0> 
 // CHECK-LABEL: @gp_manifest
 // CHECK-SAME: eager 0 device copy\0Aextern mylib::op capturable [] [-] {{[^\\]*}}lower-host.mlir:{{[0-9]+}}:8\0Aentry
 // CHECK-LABEL: func.func private @gp_partition_roundtrip_{{[0-9]+}}(
+// The argument descriptions, allocated at the body's start.
+// CHECK: %[[INFO:.*]] = llvm.alloca %{{.*}} x i64
 // CHECK-NOT: call @gpRtAllocate
 // CHECK: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NOT: call @gpRtAllocate
 // The operand: 40 bytes, a buffer (0) of f32 (0), rank 1, not a result.
-// CHECK: %[[INFO:.*]] = llvm.alloca %{{.*}} x i64
 // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(40 : i64)
 // CHECK: %[[AT:.*]] = llvm.getelementptr %[[INFO]][0] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK: llvm.store %[[BYTES]], %[[AT]] : i64

@@ -5,12 +5,14 @@
 // (gpRtProgramWrite, 4 bytes at offset 256: past the 256 bytes of planned
 // buffers), and the partition receives the slot as a buffer.
 // CHECK: arena 512
+// The spill slot, like every stack slot, is allocated at the function's
+// start.
 // CHECK-LABEL: func.func @gp_entry_scale_by_item
+// CHECK: %[[SPILL:.+]] = llvm.alloca %{{.+}} x f32
 // CHECK: call @gpRtRunPartitionWithResults
 // CHECK: call @gpRtRunPartitionWithResults
 // CHECK: %[[SCALAR:.+]] = llvm.load %{{.+}} : !llvm.ptr -> f32
 // CHECK: %[[SLOT:.+]] = llvm.getelementptr %{{.+}}[256] : (!llvm.ptr) -> !llvm.ptr, i8
-// CHECK: %[[SPILL:.+]] = llvm.alloca %{{.+}} x f32
 // CHECK: llvm.store %[[SCALAR]], %[[SPILL]] : f32, !llvm.ptr
 // CHECK: %[[BYTES:.+]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK: call @gpRtProgramWrite(%{{.+}}, %[[SLOT]], %[[SPILL]], %[[BYTES]])
