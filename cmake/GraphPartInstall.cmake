@@ -1,6 +1,6 @@
 # Installs the compiler side: headers (with the generated .inc files), the
 # libraries as imported targets GraphPart::GPDialect ... GraphPart::GPPipelines,
-# gp-opt, gp-compile, the plugin, and lib/cmake/GraphPart/GraphPartConfig.cmake
+# gp-opt, gp-compile (and its gp-codegen), the plugin, and lib/cmake/GraphPart/GraphPartConfig.cmake
 # (which finds MLIR and GraphPartRuntime too).
 include(GNUInstallDirs)
 include(${CMAKE_CURRENT_LIST_DIR}/GraphPartPackage.cmake)
@@ -22,9 +22,9 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/GraphPart
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.inc" PATTERN "*.md" EXCLUDE)
 
-set_target_properties(gp-opt PROPERTIES
+set_target_properties(gp-opt gp-codegen PROPERTIES
   INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
-install(TARGETS gp-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS gp-opt gp-codegen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/gp-compile/gp-compile
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS GraphPartPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -32,7 +32,7 @@ expect() {
 echo "== install $build"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 prefix="$work/prefix"
-for f in bin/gp-opt bin/gp-compile bin/gp-run lib/libgpruntime.so lib/GraphPartPlugin.so \
+for f in bin/gp-opt bin/gp-compile bin/gp-codegen bin/gp-run lib/libgpruntime.so lib/GraphPartPlugin.so \
          lib/libGPDialect.a lib/libGPImport.a lib/libGPPipelines.a \
          include/GraphPart/Runtime/GPRuntime.h include/GraphPart/Runtime/GPRuntimeHost.h \
          include/GraphPart/Runtime/GPRuntimeBase.h include/GraphPart/Runtime/GPRuntimeLowered.h \

@@ -64,7 +64,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gp_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gp-opt", "gp-run", "gp-compile"], tool_dirs)
+llvm_config.add_tool_substitutions(["gp-opt", "gp-run", "gp-compile", "gp-codegen"], tool_dirs)
 # The examples' custom ops (gp-run --extern-lib).
 config.substitutions.append(
     ("%gp_example_externs",

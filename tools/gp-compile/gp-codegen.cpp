@@ -1,0 +1,231 @@
+//===- gp-codegen.cpp - a lowered program to host object files ------------===//
+//
+// gp-compile's back end: reads the program gp-opt lowered onto the runtime
+// (the LLVM dialect, text or bytecode), translates it to LLVM IR and writes
+// object files for the host, in one process.
+//
+// The code is of two kinds, compiled differently:
+//   - kernels and small functions (the entry of a model, packed wrappers)
+//     get clang's -O2: the IR pipeline, then optimizing code generation;
+//   - glue the runtime runs only around launches (partition bodies, marked
+//     `optnone` by the lowering) and any function larger than
+//     --largest-optimized-function instructions get -O0's code generation
+//     (fast instruction selection and register allocation). At -O2 these
+//     straight-line bodies of tens of thousands of lines took most of the
+//     time (instruction selection and the greedy register allocator) and
+//     gained nothing.
+// (Splitting the glue further to generate it in parallel cost as much as
+// it saved on two cores: the split, bitcode out and back in each thread's
+// LLVMContext.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                          cl::desc("<lowered program>"));
+static cl::opt<std::string>
+    objectDir("object-dir", cl::Required,
+              cl::desc("Directory the object files are written to"));
+static cl::opt<std::string>
+    emitLLVM("emit-llvm", cl::init(""),
+             cl::desc("Also write the whole program's LLVM IR to this file"));
+static cl::opt<unsigned> largestOptimizedFunction(
+    "largest-optimized-function", cl::init(20000),
+    cl::desc("Functions with more LLVM instructions than this are compiled "
+             "without optimization (glue, not kernels)"));
+
+namespace {
+
+[[noreturn]] void fail(const Twine &message) {
+  errs() << "gp-codegen: " << message << "\n";
+  exit(1);
+}
+
+/// A target machine for the host, as clang targets it by default (a
+/// generic CPU: the artifact may run on another machine of the same
+/// architecture) and position-independent, for a shared object.
+std::unique_ptr<TargetMachine> hostMachine(const Triple &triple,
+                                           CodeGenOptLevel level) {
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    fail("no target for " + triple.str() + ": " + error);
+  StringRef cpu = triple.isX86() ? "x86-64" : "generic";
+  return std::unique_ptr<TargetMachine>(target->createTargetMachine(
+      triple, cpu, "", TargetOptions(), Reloc::PIC_, std::nullopt, level));
+}
+
+/// Writes `module` as an object file at `path`, after clang's -O2 IR
+/// pipeline when `optimize`.
+void emitObject(Module &module, TargetMachine &machine, bool optimize,
+                StringRef path) {
+  if (optimize) {
+    LoopAnalysisManager loops;
+    FunctionAnalysisManager functions;
+    CGSCCAnalysisManager sccs;
+    ModuleAnalysisManager modules;
+    PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    builder.buildPerModuleDefaultPipeline(OptimizationLevel::O2)
+        .run(module, modules);
+  }
+  std::error_code error;
+  ToolOutputFile output(path, error, sys::fs::OF_None);
+  if (error)
+    fail("cannot write " + path + ": " + error.message());
+  legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, output.os(), nullptr,
+                                  CodeGenFileType::ObjectFile))
+    fail("the target cannot emit object files");
+  codegen.run(module);
+  output.keep();
+}
+
+/// True when every use of `global` is in a function `inPart` accepts.
+bool usedOnlyIn(const GlobalValue &global,
+                function_ref<bool(const Function &)> inPart) {
+  SmallVector<const User *> users(global.users());
+  while (!users.empty()) {
+    const User *user = users.pop_back_val();
+    if (auto *instruction = dyn_cast<Instruction>(user)) {
+      if (!inPart(*instruction->getFunction()))
+        return false;
+    } else if (isa<ConstantExpr>(user) || isa<ConstantAggregate>(user)) {
+      users.append(user->user_begin(), user->user_end());
+    } else {
+      return false; // another global's initializer, an alias, ...
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "gp-codegen: a program lowered by gp-opt (the LLVM dialect) to host "
+      "object files\n");
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+
+  // The lowered program, into LLVM IR.
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::MLIRContext context(registry);
+  SourceMgr sources;
+  std::string error;
+  std::unique_ptr<MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &error);
+  if (!input)
+    fail(error);
+  sources.AddNewSourceBuffer(std::move(input), SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> program =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!program)
+    return 1;
+  LLVMContext llvmContext;
+  std::unique_ptr<Module> glue =
+      mlir::translateModuleToLLVMIR(*program, llvmContext, inputFilename);
+  if (!glue)
+    return 1;
+  program = nullptr;
+
+  Triple triple(sys::getDefaultTargetTriple());
+  std::unique_ptr<TargetMachine> optimizing =
+      hostMachine(triple, CodeGenOptLevel::Default);
+  glue->setTargetTriple(triple);
+  glue->setDataLayout(optimizing->createDataLayout());
+  if (!emitLLVM.empty()) {
+    std::error_code fileError;
+    ToolOutputFile output(emitLLVM, fileError, sys::fs::OF_Text);
+    if (fileError)
+      fail("cannot write " + emitLLVM + ": " + fileError.message());
+    glue->print(output.os(), nullptr);
+    output.keep();
+  }
+  if (std::error_code dirError = sys::fs::create_directories(objectDir))
+    fail("cannot create " + objectDir + ": " + dirError.message());
+
+  // The two halves refer to each other's functions and globals by name:
+  // what was local to the program becomes hidden, so that it still is not
+  // exported from the shared object.
+  unsigned unnamed = 0;
+  for (GlobalValue &value : glue->global_values()) {
+    if (!value.hasLocalLinkage())
+      continue;
+    if (!value.hasName())
+      value.setName("gp_local_" + Twine(unnamed++));
+    value.setLinkage(GlobalValue::ExternalLinkage);
+    value.setVisibility(GlobalValue::HiddenVisibility);
+  }
+  auto optimized = [](const Function &function) {
+    return !function.isDeclaration() && !function.hasOptNone() &&
+           function.getInstructionCount() <= largestOptimizedFunction;
+  };
+  // A global only optimized functions use goes with them, so that loads
+  // from a constant table still fold.
+  DenseSet<const GlobalValue *> moved;
+  for (const Function &function : glue->functions())
+    if (optimized(function))
+      moved.insert(&function);
+  for (const GlobalVariable &global : glue->globals())
+    if (!global.isDeclaration() && usedOnlyIn(global, optimized))
+      moved.insert(&global);
+  ValueToValueMapTy mapping;
+  std::unique_ptr<Module> kernels =
+      CloneModule(*glue, mapping, [&](const GlobalValue *value) {
+        return moved.contains(value);
+      });
+  for (Function &function : glue->functions())
+    if (moved.contains(&function))
+      function.deleteBody();
+  for (GlobalVariable &global : glue->globals())
+    if (moved.contains(&global))
+      global.setInitializer(nullptr);
+  if (verifyModule(*glue, &errs()) || verifyModule(*kernels, &errs()))
+    fail("the program's LLVM IR does not verify after the split");
+
+  std::unique_ptr<TargetMachine> unoptimized =
+      hostMachine(triple, CodeGenOptLevel::None);
+  emitObject(*glue, *unoptimized, /*optimize=*/false, objectDir + "/glue.o");
+  emitObject(*kernels, *optimizing, /*optimize=*/true,
+             objectDir + "/optimized.o");
+  return 0;
+}
