@@ -29,6 +29,10 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -37,6 +41,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -47,6 +52,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+
+#include <chrono>
 
 using namespace llvm;
 
@@ -63,7 +70,26 @@ static cl::opt<unsigned> largestOptimizedFunction(
     cl::desc("Functions with more LLVM instructions than this are compiled "
              "without optimization (glue, not kernels)"));
 
+static cl::opt<bool>
+    timePhases("time-phases", cl::init(false),
+               cl::desc("Print the wall time of each phase to stderr"));
+
 namespace {
+
+/// Wall time since the previous phase ended, printed with --time-phases.
+class PhaseTimer {
+public:
+  void done(StringRef phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (timePhases)
+      errs() << format("gp-codegen: %-28s %7.3f s\n", phase.str().c_str(),
+                       std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
 
 [[noreturn]] void fail(const Twine &message) {
   errs() << "gp-codegen: " << message << "\n";
@@ -114,6 +140,123 @@ void emitObject(Module &module, TargetMachine &machine, bool optimize,
   output.keep();
 }
 
+/// The index paths of the scalar leaves of aggregate `type`.
+void leafPaths(Type *type, SmallVectorImpl<unsigned> &prefix,
+               SmallVectorImpl<SmallVector<unsigned>> &paths) {
+  if (auto *structType = dyn_cast<StructType>(type)) {
+    for (unsigned i = 0; i < structType->getNumElements(); ++i) {
+      prefix.push_back(i);
+      leafPaths(structType->getElementType(i), prefix, paths);
+      prefix.pop_back();
+    }
+  } else if (auto *arrayType = dyn_cast<ArrayType>(type)) {
+    for (unsigned i = 0; i < arrayType->getNumElements(); ++i) {
+      prefix.push_back(i);
+      leafPaths(arrayType->getElementType(), prefix, paths);
+      prefix.pop_back();
+    }
+  } else {
+    paths.emplace_back(prefix.begin(), prefix.end());
+  }
+}
+
+/// The address of the field at `path` of the aggregate at `base`.
+Value *fieldAddress(IRBuilder<> &builder, Type *aggregate, Value *base,
+                    ArrayRef<unsigned> path) {
+  SmallVector<Value *> indices = {builder.getInt32(0)};
+  for (unsigned index : path)
+    indices.push_back(builder.getInt32(index));
+  return builder.CreateInBoundsGEP(aggregate, base, indices);
+}
+
+/// Rewrites `function`'s first-class aggregates into their scalars: a load
+/// or store of a struct or array becomes one per field, and an extractvalue
+/// the value inserted there. Memref descriptors are such structs, built
+/// with insertvalue and stored for every launch; at -O0, fast instruction
+/// selection handles none of them and hands each basic block that has one
+/// to the SelectionDAG, which then took 80% of the glue's code generation.
+void scalarizeAggregates(Function &function) {
+  const DataLayout &layout = function.getDataLayout();
+  SmallVector<LoadInst *> loads;
+  SmallVector<StoreInst *> stores;
+  for (Instruction &instruction : instructions(function)) {
+    if (auto *load = dyn_cast<LoadInst>(&instruction);
+        load && load->isSimple() && load->getType()->isAggregateType())
+      loads.push_back(load);
+    if (auto *store = dyn_cast<StoreInst>(&instruction);
+        store && store->isSimple() &&
+        store->getValueOperand()->getType()->isAggregateType())
+      stores.push_back(store);
+  }
+  IRBuilder<> builder(function.getContext());
+  SmallVector<unsigned> prefix;
+  auto offsetOf = [&](Type *aggregate, ArrayRef<unsigned> path) {
+    SmallVector<Value *> indices = {builder.getInt32(0)};
+    for (unsigned index : path)
+      indices.push_back(builder.getInt32(index));
+    return layout.getIndexedOffsetInType(aggregate, indices);
+  };
+  for (LoadInst *load : loads) {
+    Type *type = load->getType();
+    SmallVector<SmallVector<unsigned>> paths;
+    leafPaths(type, prefix, paths);
+    builder.SetInsertPoint(load);
+    Value *rebuilt = PoisonValue::get(type);
+    for (ArrayRef<unsigned> path : paths) {
+      Type *fieldType = ExtractValueInst::getIndexedType(type, path);
+      Value *field = builder.CreateAlignedLoad(
+          fieldType,
+          fieldAddress(builder, type, load->getPointerOperand(), path),
+          commonAlignment(load->getAlign(), offsetOf(type, path)));
+      rebuilt = builder.CreateInsertValue(rebuilt, field, path);
+    }
+    load->replaceAllUsesWith(rebuilt);
+    load->eraseFromParent();
+  }
+  for (StoreInst *store : stores) {
+    Value *value = store->getValueOperand();
+    Type *type = value->getType();
+    SmallVector<SmallVector<unsigned>> paths;
+    leafPaths(type, prefix, paths);
+    builder.SetInsertPoint(store);
+    for (ArrayRef<unsigned> path : paths) {
+      // The scalar inserted at `path` (an extractvalue when there is none).
+      Value *field = FindInsertedValue(value, path, store->getIterator());
+      builder.CreateAlignedStore(
+          field, fieldAddress(builder, type, store->getPointerOperand(), path),
+          commonAlignment(store->getAlign(), offsetOf(type, path)));
+    }
+    store->eraseFromParent();
+  }
+  SmallVector<ExtractValueInst *> extracts;
+  for (Instruction &instruction : instructions(function))
+    if (auto *extract = dyn_cast<ExtractValueInst>(&instruction))
+      extracts.push_back(extract);
+  for (ExtractValueInst *extract : extracts)
+    if (Value *inserted = FindInsertedValue(extract->getAggregateOperand(),
+                                            extract->getIndices());
+        inserted && inserted != extract) {
+      extract->replaceAllUsesWith(inserted);
+      extract->eraseFromParent();
+    }
+  // What built the aggregates is now unused.
+  SmallSetVector<Instruction *, 16> dead;
+  for (Instruction &instruction : instructions(function))
+    if (isa<InsertValueInst, ExtractValueInst>(instruction) &&
+        instruction.use_empty())
+      dead.insert(&instruction);
+  while (!dead.empty()) {
+    Instruction *instruction = dead.pop_back_val();
+    SmallVector<Value *> operands(instruction->operands());
+    instruction->eraseFromParent();
+    for (Value *operand : operands)
+      if (auto *built = dyn_cast<Instruction>(operand);
+          built && isa<InsertValueInst, ExtractValueInst>(built) &&
+          built->use_empty())
+        dead.insert(built);
+  }
+}
+
 /// True when every use of `global` is in a function `inPart` accepts.
 bool usedOnlyIn(const GlobalValue &global,
                 function_ref<bool(const Function &)> inPart) {
@@ -142,6 +285,7 @@ int main(int argc, char **argv) {
       "object files\n");
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
+  PhaseTimer timer;
 
   // The lowered program, into LLVM IR.
   mlir::DialectRegistry registry;
@@ -160,12 +304,14 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
   if (!program)
     return 1;
+  timer.done("parse");
   LLVMContext llvmContext;
   std::unique_ptr<Module> glue =
       mlir::translateModuleToLLVMIR(*program, llvmContext, inputFilename);
   if (!glue)
     return 1;
   program = nullptr;
+  timer.done("translate");
 
   Triple triple(sys::getDefaultTargetTriple());
   std::unique_ptr<TargetMachine> optimizing =
@@ -219,13 +365,19 @@ int main(int argc, char **argv) {
   for (GlobalVariable &global : glue->globals())
     if (moved.contains(&global))
       global.setInitializer(nullptr);
-  if (verifyModule(*glue, &errs()) || verifyModule(*kernels, &errs()))
-    fail("the program's LLVM IR does not verify after the split");
 
   std::unique_ptr<TargetMachine> unoptimized =
       hostMachine(triple, CodeGenOptLevel::None);
+  for (Function &function : glue->functions())
+    if (!function.isDeclaration())
+      scalarizeAggregates(function);
+  if (verifyModule(*glue, &errs()) || verifyModule(*kernels, &errs()))
+    fail("the program's LLVM IR does not verify after the split");
+  timer.done("split, glue aggregates to scalars");
   emitObject(*glue, *unoptimized, /*optimize=*/false, objectDir + "/glue.o");
+  timer.done("glue (-O0 code generation)");
   emitObject(*kernels, *optimizing, /*optimize=*/true,
              objectDir + "/optimized.o");
+  timer.done("kernels (-O2)");
   return 0;
 }
