@@ -9,6 +9,9 @@
 #   bash bench/models_device.sh quick WORK SECONDS NAME ...
 #        there, when device time is short: runtime, call overhead, then the
 #        models in the order named (100 steps, 3 rounds) until SECONDS pass
+#   bash bench/models_device.sh profile WORK SECONDS NAME ...
+#        there: each model's device activities per step, GPU busy time and
+#        largest kernels, GraphPart against reduce-overhead (torch.profiler)
 #
 # The plain_* models (bench/plain_models.py) can be captured here too:
 # `pytorch_models.py capture OUT plain_gpt2_64_f32 ...` with PyTorch 1.13.
@@ -63,5 +66,11 @@ case "$stage" in
     timeout "$seconds" python3 -u "$root/bench/pytorch_models.py" run "$lib" "$work" "$@" --steps 100 --rounds 3 2>&1 |
       grep -v Warning || status=1
     exit $status ;;
-  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  profile)
+    work="$1" seconds="$2"; shift 2
+    cmake -G Ninja -S "$root" -B "$root/build-rt" -DGP_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+      ninja -C "$root/build-rt" GPRuntime >/dev/null || exit 1
+    timeout "$seconds" python3 -u "$root/bench/pytorch_models.py" profile "$root/build-rt/lib/libgpruntime.so" "$work" "$@" 2>&1 |
+      grep -v Warning ;;
+  *) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -14,6 +14,7 @@ three steps across the two machines:
     pytorch_models.py build OUT WORK [--gp-compile P]   development machine
     pytorch_models.py run RUNTIME WORK [NAME ...] [--steps N] [--rounds R]
     pytorch_models.py memory RUNTIME WORK NAME graphpart|reduce-overhead
+    pytorch_models.py profile RUNTIME WORK [NAME ...] [--steps N]
 
 `capture` saves each model's graph without its weights (graph.json only:
 the parameters are bound from the live module at load) and the capture
@@ -25,7 +26,12 @@ taking turns R times (5): each time is the median over the rounds, each
 ratio the median of the rounds' ratios, with GraphPart's spread, and
 torch.compile's first call. `memory` (one process per measurement) reports
 the device memory a warmed-up runner holds beyond the module's own
-parameters (torch.cuda.mem_get_info before and after).
+parameters (torch.cuda.mem_get_info before and after). `profile` records
+STEPS warmed-up steps of the artifact and of reduce-overhead with
+torch.profiler (CUPTI sees the kernels inside graph replays) and prints,
+per step, the device activities (kernels, copies, sets), the GPU busy time
+(the union of their intervals: what a step needs of the GPU, whatever the
+CPU does) and each one's largest kernels.
 
     pytorch_models.py programs RUNTIME WORK [NAME ...] [--steps N] [--rounds R]
 
@@ -242,6 +248,85 @@ def run_main(args):
     return 1 if failures else 0
 
 
+def device_activities(fn, values, steps):
+    """The device activities (name, start us, end us) of `steps` calls of
+    `fn` after warm-up, from torch.profiler."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(10):
+        fn(*values)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as recorded:
+        for _ in range(steps):
+            fn(*values)
+        torch.cuda.synchronize()
+    return [(e.name, e.time_range.start, e.time_range.end)
+            for e in recorded.events()
+            if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+def busy_us(activities):
+    """The union of the activities' intervals, in us."""
+    total, reach = 0.0, None
+    for _, start, end in sorted(activities, key=lambda a: a[1]):
+        if reach is None or start > reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
+
+
+def profile_main(args):
+    import torch
+    import graphpart
+    import full_models
+    true_f32()
+    flags = options(args, {"--steps": 20})
+    runtime, work, wanted = args[0], args[1], args[2:]
+    steps = flags["--steps"]
+    with open(os.path.join(work, "models.json")) as f:
+        record = json.load(f)
+    for name in wanted or sorted(record):
+        entry = record.get(name, {})
+        if "artifact" not in entry:
+            print("no artifact for %s in %s" % (name, work))
+            continue
+        model, inputs = full_models.VARIANTS[name]()
+        model = model.cuda()
+        values = [v.cuda() for v in inputs]
+        artifact = graphpart.load(os.path.join(work, entry["artifact"]),
+                                  module=model, runtime_library=runtime)
+        busy = {}
+        with torch.no_grad():
+            compiled = torch.compile(model, mode="reduce-overhead")
+            for label, fn in (("graphpart", artifact),
+                              ("reduce-overhead", compiled)):
+                activities = device_activities(fn, values, steps)
+                busy[label] = busy_us(activities) / steps
+                by_name = {}
+                for kernel, start, end in activities:
+                    calls, total = by_name.get(kernel, (0, 0.0))
+                    by_name[kernel] = (calls + 1, total + end - start)
+                print("%s %s: %.1f device activities and %.1f us GPU busy "
+                      "per step (%d steps)" % (
+                          name, label, len(activities) / steps, busy[label],
+                          steps))
+                top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
+                for kernel, (calls, total) in top[:12]:
+                    print("    %7.1f us/step %5.1f calls/step %7.2f us each  "
+                          "%s" % (total / steps, calls / steps, total / calls,
+                                  kernel[:90]))
+        print("%s GPU busy per step: graphpart / reduce-overhead %.2fx" % (
+            name, busy["graphpart"] / busy["reduce-overhead"]))
+        sys.stdout.flush()
+        artifact.close()
+        del compiled
+        torch._dynamo.reset()
+    return 0
+
+
 def memory_main(args):
     """Device memory a warmed-up runner holds beyond the module's
     parameters, in this process alone."""
@@ -277,7 +362,7 @@ def main():
     args = sys.argv[1:]
     commands = {"capture": capture_main, "build": build_main,
                 "run": run_main, "memory": memory_main,
-                "programs": programs_main}
+                "profile": profile_main, "programs": programs_main}
     if not args or args[0] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
