@@ -411,6 +411,12 @@ struct GPFuseKernelsPass
                              "\" into \"" + consumer.getKernelName() + "\"")
                                 .str();
         Operation *producer = candidate->producer;
+        // A contraction that takes in a transpose (areFusable allows no
+        // other producer) is still a contraction a library computes, so
+        // later decisions treat it as one, not as a kernel this pass made.
+        linalg::LinalgOp consume = getSingleLinalgOp(consumer);
+        bool stillContraction = !fusedKernels.contains(consumer) && consume &&
+                                linalg::isaContractionOpInterface(consume);
         FailureOr<KernelOp> kernel = fuse(*candidate);
         if (failed(kernel))
           continue;
@@ -418,7 +424,8 @@ struct GPFuseKernelsPass
         touched.insert(consumer);
         fusedKernels.erase(producer);
         fusedKernels.erase(consumer);
-        fusedKernels.insert(*kernel);
+        if (!stillContraction)
+          fusedKernels.insert(*kernel);
         if (log)
           *log << "  " << names << ": \"" << kernel->getKernelName() << "\"\n";
         ++fused;

@@ -59,7 +59,84 @@ bool hasLoopSizes(AffineMap map, Value operand, ArrayRef<int64_t> loopSizes) {
   return true;
 }
 
+/// Whether `produce` copies its one input, unchanged and in full, through
+/// a permutation of its dimensions: a transpose.
+bool isPermutationCopy(linalg::LinalgOp produce) {
+  if (produce.getNumDpsInputs() != 1 || produce.getNumDpsInits() != 1)
+    return false;
+  OpOperand *input = produce.getDpsInputOperand(0);
+  if (!produce.getMatchingIndexingMap(input).isPermutation() ||
+      !produce.getMatchingIndexingMap(produce.getDpsInitOperand(0))
+           .isPermutation())
+    return false;
+  Block &payload = produce->getRegion(0).front();
+  return payload.getOperations().size() == 1 &&
+         payload.getTerminator()->getOperand(0) ==
+             payload.getArgument(input->getOperandNumber());
+}
+
 } // namespace
+
+/// For a contraction consumer: whether the producer is a transpose of a
+/// buffer whose last dimension is contiguous, and the contraction indexes
+/// that dimension by one of its row, column or reduction loops. The fused
+/// contraction then reads the buffer through a permutation that a GEMM
+/// library takes as a transposed operand (a unit stride in a matrix
+/// dimension), so no copy is made and the contraction stays one call.
+static bool readsStridedForContraction(Candidate candidate,
+                                       linalg::LinalgOp produce,
+                                       linalg::LinalgOp consume) {
+  if (!isPermutationCopy(produce))
+    return false;
+  OpOperand *input = produce.getDpsInputOperand(0);
+  auto inputArg = dyn_cast<BlockArgument>(input->get());
+  if (!inputArg)
+    return false;
+  auto inputType = dyn_cast<MemRefType>(
+      candidate.producer.getInputs()[inputArg.getArgNumber()].getType());
+  if (!inputType || inputType.getRank() == 0 || !inputType.isStrided())
+    return false;
+  auto [strides, offset] = inputType.getStridesAndOffset();
+  if (strides.back() != 1)
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(consume);
+  if (failed(dims))
+    return false;
+  AffineMap outputToLoops = inversePermutation(
+      produce.getMatchingIndexingMap(produce.getDpsInitOperand(0)));
+  for (auto [index, consumerInput] :
+       llvm::enumerate(candidate.consumer.getInputs())) {
+    auto read = candidate.reads.find(consumerInput);
+    if (read == candidate.reads.end())
+      continue;
+    // The one use of T in the contraction, and which of its loops walks
+    // the contiguous dimension of the producer's input.
+    BlockArgument argument = bodyArgument(candidate.consumer, index);
+    if (!argument.hasOneUse())
+      return false;
+    OpOperand &use = *argument.getUses().begin();
+    if (use.getOwner() != consume.getOperation() || !consume.isDpsInput(&use))
+      return false;
+    AffineMap loops = outputToLoops.compose(
+        read->second.compose(consume.getMatchingIndexingMap(&use)));
+    // The input must be read through a permutation of the loops that
+    // index T (not through a reshape's floordiv and mod), as the library
+    // call takes only strided views of whole operands.
+    AffineMap composed = produce.getMatchingIndexingMap(input).compose(loops);
+    if (!composed.isProjectedPermutation() ||
+        composed.getNumResults() !=
+            consume.getMatchingIndexingMap(&use).getNumResults())
+      return false;
+    unsigned loop =
+        cast<AffineDimExpr>(composed.getResults().back()).getPosition();
+    if (!llvm::is_contained(dims->m, loop) &&
+        !llvm::is_contained(dims->n, loop) &&
+        !llvm::is_contained(dims->k, loop))
+      return false;
+  }
+  return true;
+}
 
 linalg::LinalgOp mlir::gp::fusion::getSingleLinalgOp(KernelOp kernel) {
   linalg::LinalgOp found;
@@ -210,9 +287,14 @@ bool mlir::gp::fusion::areFusable(Candidate candidate, bool consumerIsFused) {
   if (payload.getTerminator()->getNumOperands() != 1)
     return false;
 
-  // The consumer: no contraction, T only as linalg inputs.
-  if (!consumerIsFused && (linalg::isaContractionOpInterface(consume) ||
-                           linalg::isaConvolutionOpInterface(consume)))
+  // The consumer: no contraction (it would no longer be one a library
+  // computes), unless the producer only permutes a contiguous buffer (a
+  // weight's transpose for `x @ W.T`) into operands the library takes with
+  // any strides; T only as linalg inputs.
+  if (!consumerIsFused && linalg::isaConvolutionOpInterface(consume))
+    return false;
+  if (!consumerIsFused && linalg::isaContractionOpInterface(consume) &&
+      !readsStridedForContraction(candidate, produce, consume))
     return false;
   llvm::DenseMap<Value, AffineMap> bufferArgs;
   llvm::SmallDenseSet<Value> viewArgs;

@@ -733,3 +733,75 @@ func.func @partial_writes(%x: memref<8xf32, #cuda0>, %y: memref<8xf32, #cuda0>, 
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// `x @ w.T` (a linear layer): the transpose of w, a pure copy of a
+// contiguous buffer, goes into the matmul that reads it, which then reads w
+// through a permutation (a transposed operand cuBLAS takes) and is still a
+// contraction: a later elementwise producer is not fused into it. A
+// transpose that is not a plain copy (a negation on the way), or whose
+// input's last dimension is not contiguous, stays a kernel.
+// CHECK-LABEL: func.func @transposed_weights
+// CHECK-NOT: gp.kernel "transpose_w"
+// CHECK: gp.kernel "scale_x"
+// CHECK: gp.kernel "transpose_w_matmul"
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: gp.kernel "negate_transpose"
+// CHECK: gp.kernel "matmul_2"
+// CHECK: gp.kernel "strided_transpose"
+// CHECK: gp.kernel "matmul_3"
+// REPORT-LABEL: gp-fuse-kernels: @transposed_weights: 1 fusions
+// REPORT-NEXT: "transpose_w" into "matmul": "transpose_w_matmul"
+func.func @transposed_weights(%x: memref<4x8xf32, #cuda0>, %w: memref<16x8xf32, #cuda0>, %y: memref<4x16xf32, #cuda0>, %y2: memref<4x16xf32, #cuda0>, %y3: memref<4x16xf32, #cuda0>, %ws: memref<16x8xf32, strided<[1, 16]>, #cuda0>) {
+  %xs = gp.buffer.alloc() : memref<4x8xf32, #cuda0>
+  gp.kernel "scale_x" ins(%x : memref<4x8xf32, #cuda0>) outs(%xs : memref<4x8xf32, #cuda0>) {
+  ^bb0(%a: memref<4x8xf32, #cuda0>, %o: memref<4x8xf32, #cuda0>):
+    linalg.negf ins(%a : memref<4x8xf32, #cuda0>) outs(%o : memref<4x8xf32, #cuda0>)
+  }
+  %wt = gp.buffer.alloc() : memref<8x16xf32, #cuda0>
+  gp.kernel "transpose_w" ins(%w : memref<16x8xf32, #cuda0>) outs(%wt : memref<8x16xf32, #cuda0>) {
+  ^bb0(%a: memref<16x8xf32, #cuda0>, %o: memref<8x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<16x8xf32, #cuda0>) outs(%o : memref<8x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      linalg.yield %e : f32
+    }
+  }
+  gp.kernel "matmul" ins(%xs, %wt : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%y : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x8xf32, #cuda0>, %b: memref<8x16xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.matmul ins(%a, %b : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>)
+  }
+  %wn = gp.buffer.alloc() : memref<8x16xf32, #cuda0>
+  gp.kernel "negate_transpose" ins(%w : memref<16x8xf32, #cuda0>) outs(%wn : memref<8x16xf32, #cuda0>) {
+  ^bb0(%a: memref<16x8xf32, #cuda0>, %o: memref<8x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<16x8xf32, #cuda0>) outs(%o : memref<8x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      %n = arith.negf %e : f32
+      linalg.yield %n : f32
+    }
+  }
+  gp.kernel "matmul_2" ins(%x, %wn : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%y2 : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x8xf32, #cuda0>, %b: memref<8x16xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.matmul ins(%a, %b : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>)
+  }
+  %wst = gp.buffer.alloc() : memref<8x16xf32, #cuda0>
+  gp.kernel "strided_transpose" ins(%ws : memref<16x8xf32, strided<[1, 16]>, #cuda0>) outs(%wst : memref<8x16xf32, #cuda0>) {
+  ^bb0(%a: memref<16x8xf32, strided<[1, 16]>, #cuda0>, %o: memref<8x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<16x8xf32, strided<[1, 16]>, #cuda0>) outs(%o : memref<8x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      linalg.yield %e : f32
+    }
+  }
+  gp.kernel "matmul_3" ins(%x, %wst : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%y3 : memref<4x16xf32, #cuda0>) {
+  ^bb0(%a: memref<4x8xf32, #cuda0>, %b: memref<8x16xf32, #cuda0>, %o: memref<4x16xf32, #cuda0>):
+    linalg.matmul ins(%a, %b : memref<4x8xf32, #cuda0>, memref<8x16xf32, #cuda0>) outs(%o : memref<4x16xf32, #cuda0>)
+  }
+  return
+}
