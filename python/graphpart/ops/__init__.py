@@ -43,7 +43,8 @@ from .reductions import (argmax, count_nonzero, cumulative, kth_smallest,
                          softmax, sort, topk, truth_reduction, variance,
                          vector_norm)
 from .scalars import HOST_SCALAR_OPS, item
-from .views import (cat, channel_shuffle, constant_pad, diag, diagonal,
+from .views import (cat, channel_shuffle, constant_pad, diag, diag_embed,
+                    diagonal,
                     edge_pad, expand, flip,
                     identity, pixel_shuffle, pixel_unshuffle, repeat, roll,
                     rot90,
@@ -268,6 +269,7 @@ OPS = {
     "aten::index_fill": index_fill,
     "aten::diag": diag,
     "aten::diagonal": diagonal,
+    "aten::diag_embed": diag_embed,
     "aten::rot90": rot90,
     "aten::trace": trace,
     "aten::reflection_pad1d": edge_pad("reflection"),

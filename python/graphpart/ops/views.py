@@ -552,6 +552,54 @@ def diagonal_of(c, x, offset, dim1, dim2):
                      out_elem=x.elem)
 
 
+def diag_embed(c, args, kwargs):
+    """torch.diag_embed(x, offset, dim1, dim2): the last dimension of x on
+    diagonal `offset` of new matrices in output dimensions dim1 and dim2
+    (size n + |offset|), zero elsewhere; the other dimensions of x keep
+    their order."""
+    x = c.value(args[0])
+    offset = int(args[1] if len(args) > 1 else kwargs.get("offset", 0))
+    rank = len(x.shape) + 1
+    dim1 = int(args[2] if len(args) > 2 else kwargs.get("dim1", -2)) % rank
+    dim2 = int(args[3] if len(args) > 3 else kwargs.get("dim2", -1)) % rank
+    if dim1 == dim2:
+        raise c.error("diag_embed dimensions cannot be identical (%d)" % dim1)
+    if len(x.shape) == 0:
+        raise c.error("diag_embed takes a tensor of rank 1 or more")
+    length = x.shape[-1]
+    if not is_static(length):
+        raise c.error("diag_embed of a symbolic size is not supported")
+    if length == 0:
+        raise c.error("diag_embed of an empty last dimension is not supported")
+    if x.elem == "i1":
+        raise c.error("diag_embed of a bool tensor is not supported")
+    n = length + abs(offset)
+    others = [d for d in range(rank) if d not in (dim1, dim2)]
+    shape = [None] * rank
+    for out_dim, size in zip(others, x.shape[:-1]):
+        shape[out_dim] = size
+    shape[dim1] = shape[dim2] = n
+    on_diagonal = c.generic(shape, [], lambda a, o: ([
+        "%%i = linalg.index %d : index" % dim1,
+        "%%j = linalg.index %d : index" % dim2,
+        "%%k = arith.constant %d : index" % offset,
+        "%ik = arith.addi %i, %k : index",
+        "%r = arith.cmpi eq, %ik, %j : index"], "%r"), out_elem="i1")
+    # On the diagonal, x's last index is the row (offset >= 0) or the
+    # column (offset < 0); elsewhere the read is kept in bounds, unused.
+    along = dim1 if offset >= 0 else dim2
+    picked = c.generic(shape, [(x, ["d%d" % d for d in others] +
+                                ["d%d mod %d" % (along, length)])],
+                       lambda a, o: ([], a[0]), out_elem=x.elem)
+    if x.elem == "i64":
+        return c.elementwise([on_diagonal, picked, 0], lambda n_: (
+            ["%%r = arith.select %s, %s, %s : i64" % tuple(n_)], "%r"),
+            out_elem="i64", keep_bool=(0,), scalar_elem="i64")
+    return c.elementwise([on_diagonal, picked, 0.0], lambda n_: (
+        ["%%r = arith.select %s, %s, %s : f32" % tuple(n_)], "%r"),
+        out_elem=x.elem, keep_bool=(0,))
+
+
 def rot90(c, args, kwargs):
     """torch.rot90(x, k, dims): k quarter turns from dims[0] towards
     dims[1], as flips and a transpose (PyTorch's own decomposition)."""

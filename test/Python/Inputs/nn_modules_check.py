@@ -127,13 +127,17 @@ class Recurrent(nn.Module):
 
 
 class Rearranging(nn.Module):
-    """Diagonals, quarter turns, trace, rrelu out of training, nearest
-    resampling (nearest-exact too) by whole factors and others, and
+    """Diagonals (and diag_embed, int64 too), quarter turns, trace, rrelu
+    out of training, nearest resampling (nearest-exact too) by whole
+    factors and others, and
     bicubic resampling (half-pixel and corner-aligned), fold (col2im)."""
     def forward(self, x, image):
         return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
                 torch.rot90(x, 1, (0, 1)), torch.rot90(x, -1, (1, 0)),
                 torch.rot90(x, 2), torch.trace(x[:, :4]),
+                torch.diag_embed(x[:, :3], -1),
+                torch.diag_embed(x.view(2, 2, 5), 2, 0, 2),
+                torch.diag_embed(x[0].long()),
                 F.rrelu(x, 0.1, 0.3, training=False),
                 F.interpolate(image, size=(12, 24), mode="nearest-exact"),
                 F.interpolate(image, size=(3, 2), mode="nearest-exact"),
