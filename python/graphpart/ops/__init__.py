@@ -7,7 +7,8 @@ its family's module, its entry in OPS.
 """
 from .conv import (adaptive_avg_pool, adaptive_max_pool, avg_pool,
                    col2im, convolution, grid_sampler_2d, im2col, max_pool,
-                   upsample_bicubic, upsample_linear, upsample_nearest)
+                   upsample_antialiased, upsample_bicubic, upsample_linear,
+                   upsample_nearest)
 from .factories import (arange, bernoulli, copy, copy_functional, fill,
                         filled_like, filled_sized, full, full_like,
                         linspace, random_like, random_sized, scalar_tensor,
@@ -388,6 +389,10 @@ OPS = {
     "aten::upsample_nearest2d": upsample_nearest,
     "aten::upsample_nearest3d": upsample_nearest,
     "aten::upsample_bicubic2d": upsample_bicubic,
+    "aten::_upsample_bilinear2d_aa": lambda c, a, k: upsample_antialiased(
+        c, a, k, cubic=False),
+    "aten::_upsample_bicubic2d_aa": lambda c, a, k: upsample_antialiased(
+        c, a, k, cubic=True),
     "aten::col2im": col2im,
     "aten::_upsample_nearest_exact1d": lambda c, a, k: upsample_nearest(
         c, a, k, exact=True),

@@ -616,6 +616,89 @@ def upsample_linear(c, args, kwargs):
                      out_elem=x.elem)
 
 
+def antialias_weights(in_size, out_size, scale, cubic):
+    """PyTorch's antialiased resampling weights along one axis, as a dense
+    out_size x in_size f32 matrix: output i averages the inputs within
+    `support` of its centre scale * (i + 0.5), weighted by the triangle
+    (bilinear) or the cubic (A = -0.5, as PIL) filter stretched by the
+    scale when it shrinks, normalized to sum 1. Computed in f32 as
+    PyTorch does, so the window bounds (truncated toward zero) agree."""
+    import numpy as np
+    f32 = np.float32
+    scale = f32(scale)
+    interp = 4 if cubic else 2
+    support = f32(interp * 0.5) * scale if scale >= 1 else f32(interp * 0.5)
+    invscale = f32(1) / scale if scale >= 1 else f32(1)
+
+    def weight(x):
+        x = abs(float(x))
+        if not cubic:
+            return 1.0 - x if x < 1.0 else 0.0
+        a = -0.5
+        if x < 1.0:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2.0:
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return 0.0
+
+    matrix = np.zeros((out_size, in_size), dtype=np.float32)
+    for i in range(out_size):
+        center = scale * f32(i + 0.5)
+        low = max(int(center - support + f32(0.5)), 0)
+        count = min(int(center + support + f32(0.5)), in_size) - low
+        row = [weight(f32(j + low - center + f32(0.5)) * invscale)
+               for j in range(count)]
+        total = sum(row)
+        if total != 0:
+            row = [w / total for w in row]
+        matrix[i, low:low + count] = row
+    return matrix
+
+
+def upsample_antialiased(c, args, kwargs, cubic):
+    """_upsample_bilinear2d_aa and _upsample_bicubic2d_aa (F.interpolate
+    with antialias=True): each axis's weights (antialias_weights) are a
+    constant matrix, applied as two contractions in f32 (rows, then
+    columns), the result rounded to the input's type."""
+    import numpy as np
+    what = "antialiased bicubic" if cubic else "antialiased bilinear"
+    x, out_shape, align, ratio = interpolation_args(c, args, kwargs, what,
+                                                    (2,))
+    # align_corners reaches PyTorch's antialiased kernels only through the
+    # scale (ratio: (in - 1) / (out - 1)); the centres stay half-pixel.
+    del align
+    rows = antialias_weights(x.shape[2], out_shape[2], ratio(0), cubic)
+    cols = antialias_weights(x.shape[3], out_shape[3], ratio(1), cubic)
+    matrices = []
+    for matrix in (rows, cols):
+        value = Value(c.fresh("aa"), list(matrix.shape), elem="f32")
+        c.emit('%s = arith.constant dense<"0x%s"> : %s' % (
+            value.name, np.ascontiguousarray(matrix).tobytes().hex().upper(),
+            value.type))
+        matrices.append(value)
+    device = c.device_of([x])
+
+    def weighted_sum(a, o):
+        return (["%m = arith.mulf " + a[0] + ", " + a[1] + " : f32",
+                 "%s = arith.addf " + o + ", %m : f32"], "%s")
+
+    n, ch = x.shape[0], x.shape[1]
+    by_rows_shape = [n, ch, out_shape[2], x.shape[3]]
+    by_rows = c.generic(
+        by_rows_shape, [(matrices[0], ["d2", "d4"]),
+                        (x, ["d0", "d1", "d4", "d3"])],
+        weighted_sum, init=c.filled(by_rows_shape, 0.0, "f32", device),
+        out_map=["d0", "d1", "d2", "d3"],
+        iterators=["parallel"] * 4 + ["reduction"])
+    result = c.generic(
+        out_shape, [(matrices[1], ["d3", "d4"]),
+                    (by_rows, ["d0", "d1", "d2", "d4"])],
+        weighted_sum, init=c.filled(out_shape, 0.0, "f32", device),
+        out_map=["d0", "d1", "d2", "d3"],
+        iterators=["parallel"] * 4 + ["reduction"])
+    return result if x.elem == "f32" else c.cast(result, x.elem)
+
+
 def upsample_bicubic(c, args, kwargs):
     """upsample_bicubic2d (and .vec): each output element is the cubic
     convolution (A = -0.75) of the 4x4 input elements around its source

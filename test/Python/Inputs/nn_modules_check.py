@@ -129,7 +129,8 @@ class Recurrent(nn.Module):
 class Rearranging(nn.Module):
     """Diagonals (and diag_embed, int64 too), quarter turns, trace, rrelu
     out of training, nearest resampling (nearest-exact too) by whole
-    factors and others, and
+    factors and others, antialiased bilinear and bicubic (down and up),
+    and
     bicubic resampling (half-pixel and corner-aligned), fold (col2im)."""
     def forward(self, x, image):
         return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
@@ -149,6 +150,14 @@ class Rearranging(nn.Module):
                 F.interpolate(image, size=(7, 4), mode="bicubic",
                               align_corners=True),
                 F.interpolate(image, size=(9, 13), mode="bicubic"),
+                F.interpolate(image, scale_factor=0.5, mode="bilinear",
+                              antialias=True),
+                F.interpolate(image, size=(3, 7), mode="bilinear",
+                              antialias=True, align_corners=True),
+                F.interpolate(image, size=(5, 2), mode="bicubic",
+                              antialias=True),
+                F.interpolate(image, size=(13, 9), mode="bicubic",
+                              antialias=True),
                 F.fold(x.view(1, 4, 5), (2, 6), 2),
                 F.fold(image.view(2, 12, 4), (7, 6), (3, 2), dilation=(1, 2),
                        padding=1, stride=(4, 3)))
