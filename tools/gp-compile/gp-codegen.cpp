@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -305,6 +306,14 @@ int main(int argc, char **argv) {
   if (!program)
     return 1;
   timer.done("parse");
+  // A function the program made private (partition bodies, kernels and
+  // their packed forms) is for the program alone: it stays out of the
+  // artifact's dynamic symbols, which are its manifest and entry points.
+  program->walk([](mlir::LLVM::LLVMFuncOp function) {
+    if (!function.isExternal() && function.isPrivate() &&
+        function.getLinkage() == mlir::LLVM::Linkage::External)
+      function.setLinkage(mlir::LLVM::Linkage::Internal);
+  });
   LLVMContext llvmContext;
   std::unique_ptr<Module> glue =
       mlir::translateModuleToLLVMIR(*program, llvmContext, inputFilename);
