@@ -7,7 +7,9 @@
 #               by default (single-threaded on <= 2 hardware threads)
 #   threads_s   the same with MLIR threading forced on
 #   passes_s    GraphPart's passes alone (from --mlir-timing), and each pass
-# and the growth of wall_s from 10k to 100k ops.
+# and the growth of wall_s from 10k to 100k ops. With COMPILE=1, also
+# gp-compile --target host (the whole way to a .so: lowering, gp-codegen,
+# link) on 10k and 100k ops, one run each, and its ratio to wall_s.
 # usage: bench/compile_time.sh [BUILD_DIR] [EXTRA_GP_OPT_FLAGS...]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -52,3 +54,14 @@ for n in 1000 10000 100000; do
     "$threads" "$passes" "$reorder" "$partition" "$plan"
 done
 printf "growth 10k -> 100k: %.1fx\n" "$(echo "${walls[100000]} / ${walls[10000]}" | bc -l)"
+if [ "${COMPILE:-0}" = 1 ]; then
+  printf "%8s %12s %14s\n" ops compile_s "compile/wall_s"
+  for n in 10000 100000; do
+    start=$(date +%s.%N)
+    "$build/bin/gp-compile" "$tmp/p$n.mlir" --target host -o "$tmp/p$n.so"
+    end=$(date +%s.%N)
+    seconds=$(echo "$end - $start" | bc)
+    printf "%8s %12.3f %14.1f\n" "$n" "$seconds" \
+      "$(echo "$seconds / ${walls[$n]}" | bc -l)"
+  done
+fi
