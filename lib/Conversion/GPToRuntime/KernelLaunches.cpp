@@ -129,7 +129,8 @@ struct CudaLaunchLowering : GPToRuntimePattern<gpu::LaunchFuncOp> {
         Value slot = rt.gep(loc, rt.i64, area.slots, index);
         rt.store(loc, slot, rt.gep(loc, rt.ptrType, area.cudaParams, index));
       }
-      area.prologueEnd = rewriter.getInsertionPoint()->getPrevNode();
+      // The last op inserted (the insertion point may be the block's end).
+      area.prologueEnd = &*std::prev(rewriter.getInsertionPoint());
       area.filledCudaParams = count;
     }
     area.neededCudaParams = std::max(area.neededCudaParams, count);
