@@ -189,18 +189,15 @@ def close_enough(got, want):
     return worst <= tolerance * scale, worst
 
 
-def run_main(args):
-    import torch
+def loaded_models(runtime, work, wanted):
+    """(name, record entry, module on the GPU, its CUDA inputs, the
+    artifact bound to the module's parameters) for each model of WORK, in
+    the order asked for (the first ones are measured when time runs out),
+    else all."""
     import graphpart
     import full_models
-    true_f32()
-    flags = options(args, {"--steps": 200, "--rounds": 5})
-    runtime, work, wanted = args[0], args[1], args[2:]
     with open(os.path.join(work, "models.json")) as f:
         record = json.load(f)
-    failures = 0
-    # In the order asked for (the first ones are measured when time runs
-    # out), else all.
     for name in wanted or sorted(record):
         entry = record.get(name, {})
         if "artifact" not in entry:
@@ -211,6 +208,17 @@ def run_main(args):
         values = [v.cuda() for v in inputs]
         artifact = graphpart.load(os.path.join(work, entry["artifact"]),
                                   module=model, runtime_library=runtime)
+        yield name, entry, model, values, artifact
+
+
+def run_main(args):
+    import torch
+    true_f32()
+    flags = options(args, {"--steps": 200, "--rounds": 5})
+    runtime, work, wanted = args[0], args[1], args[2:]
+    failures = 0
+    for name, entry, model, values, artifact in loaded_models(
+            runtime, work, wanted):
         with torch.no_grad():
             want = model(*values)
             got = artifact(*values)
@@ -280,24 +288,12 @@ def busy_us(activities):
 
 def profile_main(args):
     import torch
-    import graphpart
-    import full_models
     true_f32()
     flags = options(args, {"--steps": 20})
     runtime, work, wanted = args[0], args[1], args[2:]
     steps = flags["--steps"]
-    with open(os.path.join(work, "models.json")) as f:
-        record = json.load(f)
-    for name in wanted or sorted(record):
-        entry = record.get(name, {})
-        if "artifact" not in entry:
-            print("no artifact for %s in %s" % (name, work))
-            continue
-        model, inputs = full_models.VARIANTS[name]()
-        model = model.cuda()
-        values = [v.cuda() for v in inputs]
-        artifact = graphpart.load(os.path.join(work, entry["artifact"]),
-                                  module=model, runtime_library=runtime)
+    for name, _, model, values, artifact in loaded_models(runtime, work,
+                                                          wanted):
         busy = {}
         with torch.no_grad():
             compiled = torch.compile(model, mode="reduce-overhead")

@@ -682,20 +682,20 @@ def upsample_antialiased(c, args, kwargs, cubic):
         return (["%m = arith.mulf " + a[0] + ", " + a[1] + " : f32",
                  "%s = arith.addf " + o + ", %m : f32"], "%s")
 
-    n, ch = x.shape[0], x.shape[1]
-    by_rows_shape = [n, ch, out_shape[2], x.shape[3]]
-    by_rows = c.generic(
-        by_rows_shape, [(matrices[0], ["d2", "d4"]),
-                        (x, ["d0", "d1", "d4", "d3"])],
-        weighted_sum, init=c.filled(by_rows_shape, 0.0, "f32", device),
-        out_map=["d0", "d1", "d2", "d3"],
-        iterators=["parallel"] * 4 + ["reduction"])
-    result = c.generic(
-        out_shape, [(matrices[1], ["d3", "d4"]),
-                    (by_rows, ["d0", "d1", "d2", "d4"])],
-        weighted_sum, init=c.filled(out_shape, 0.0, "f32", device),
-        out_map=["d0", "d1", "d2", "d3"],
-        iterators=["parallel"] * 4 + ["reduction"])
+    def along(axis, matrix, source, shape):
+        """shape[.., i, ..] = sum over k of matrix[i, k] * source[.., k, ..]
+        on `axis` (2 or 3), loop d4 being k."""
+        source_dims = ["d0", "d1", "d2", "d3"]
+        source_dims[axis] = "d4"
+        return c.generic(
+            shape, [(matrix, ["d%d" % axis, "d4"]), (source, source_dims)],
+            weighted_sum, init=c.filled(shape, 0.0, "f32", device),
+            out_map=["d0", "d1", "d2", "d3"],
+            iterators=["parallel"] * 4 + ["reduction"])
+
+    by_rows = along(2, matrices[0], x,
+                    [x.shape[0], x.shape[1], out_shape[2], x.shape[3]])
+    result = along(3, matrices[1], by_rows, out_shape)
     return result if x.elem == "f32" else c.cast(result, x.elem)
 
 
