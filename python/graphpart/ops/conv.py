@@ -869,6 +869,19 @@ def window_args(args, kwargs, with_size):
             spatial_list(given.get("stride"), 2, 1))
 
 
+def with_batch(c, x, rank, wanted):
+    """`x` with a batch dimension of 1 put in front when it has rank - 1
+    dimensions (im2col and col2im take both), and whether it had one; an
+    error saying `wanted` unless it then has `rank` dimensions, all static
+    but the batch."""
+    batched = len(x.shape) == rank
+    if not batched:
+        x = c.reshape(x, [1] + list(x.shape))
+    if len(x.shape) != rank or not all(is_static(d) for d in x.shape[1:]):
+        raise c.error(wanted)
+    return x, batched
+
+
 def im2col(c, args, kwargs):
     """im2col(x, kernel_size, dilation, padding, stride), what F.unfold
     records: x [N, C, H, W] (or [C, H, W]) zero-padded, each window a
@@ -877,11 +890,9 @@ def im2col(c, args, kwargs):
     x = c.value(args[0])
     _, kernel, dilation, padding, stride = window_args(args[1:], kwargs,
                                                        with_size=False)
-    batched = len(x.shape) == 4
-    if not batched:
-        x = c.reshape(x, [1] + list(x.shape))
-    if len(x.shape) != 4 or not all(is_static(d) for d in x.shape[1:]):
-        raise c.error("im2col of a [N, C, H, W] input with static C, H, W")
+    x, batched = with_batch(c, x, 4,
+                            "im2col of a [N, C, H, W] input with static C, "
+                            "H, W")
     batch, channels, height, width = x.shape
     out = [(size + 2 * pad - dil * (k - 1) - 1) // s + 1 for size, pad, dil,
            k, s in zip((height, width), padding, dilation, kernel, stride)]
@@ -1036,12 +1047,9 @@ def col2im(c, args, kwargs):
     cols = c.cast(c.value(args[0]), "f32")
     size, kernel, dilation, padding, stride = window_args(args[1:], kwargs,
                                                           with_size=True)
-    batched = len(cols.shape) == 3
-    if not batched:
-        cols = c.reshape(cols, [1] + list(cols.shape))
-    if len(cols.shape) != 3 or not all(is_static(d) for d in cols.shape[1:]):
-        raise c.error("col2im of [N, C * kh * kw, L] columns with static "
-                      "C * kh * kw and L")
+    cols, batched = with_batch(c, cols, 3,
+                               "col2im of [N, C * kh * kw, L] columns with "
+                               "static C * kh * kw and L")
     batch, rows, length = cols.shape
     blocks = [(s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st
               in zip(size, padding, dilation, kernel, stride)]
