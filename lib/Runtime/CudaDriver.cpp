@@ -92,6 +92,7 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
     };
     // Not needed for re-binding: row-by-row copies stand in for it.
     load(driver.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2");
+    load(driver.cuFuncSetAttribute, "cuFuncSetAttribute");
     optional(driver.cuCtxGetCurrent, "cuCtxGetCurrent");
     optional(driver.cuGraphGetNodes, "cuGraphGetNodes");
     optional(driver.cuGraphNodeGetType, "cuGraphNodeGetType");

@@ -87,6 +87,12 @@ struct CudaDriver {
   Result (*cuModuleUnload)(Handle module) = nullptr;
   Result (*cuModuleGetFunction)(Handle *function, Handle module,
                                 const char *name) = nullptr;
+  /// Raising a kernel's dynamic shared memory above 48 KiB (the fused
+  /// attention kernels, Attention.cpp); null if absent, then those launches
+  /// fail with a clear error.
+  Result (*cuFuncSetAttribute)(Handle function, int attribute,
+                               int value) = nullptr;
+  static constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
   Result (*cuLaunchKernel)(Handle function, unsigned gx, unsigned gy,
                            unsigned gz, unsigned bx, unsigned by, unsigned bz,
                            unsigned sharedBytes, Handle stream, void **params,

@@ -2,7 +2,8 @@
 //
 // gp.fallback ops call into this registry by name. Built in: the matmuls
 // of Matmul.cpp (gp::matmul, aten::mm, aten::bmm, aten::addmm), cuBLAS on
-// the cuda backend and loops on the host backend. Users add their own with
+// the cuda backend and loops on the host backend, and the fused
+// gp::attention of Attention.cpp. Users add their own with
 // gpRtRegisterExtern or from a shared library (gpRtLoadExternLibrary), both
 // checked against GP_RT_EXTERN_ABI_VERSION. When an artifact loads, what its
 // IR states of each extern is compared with the registration
@@ -10,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention.h"
 #include "Matmul.h"
 #include "RuntimeInternal.h"
 
@@ -55,6 +57,14 @@ void ensureBuiltins() {
     for (const BuiltinExtern &builtin : matmulExterns())
       registry().externs[builtin.name] = {
           nullptr, true, false, builtin.select, std::nullopt, std::nullopt};
+    // Its result is always a fresh buffer, which the compiler plans.
+    const BuiltinExtern &attention = attentionExtern();
+    registry().externs[attention.name] = {nullptr,
+                                          true,
+                                          false,
+                                          attention.select,
+                                          std::vector<int64_t>{},
+                                          std::vector<int64_t>{-1}};
   });
 }
 

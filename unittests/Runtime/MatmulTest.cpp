@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExternTestSupport.h"
+#include "TensorTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -26,143 +27,13 @@
 
 namespace {
 
-int64_t bytesOf(gpRtElementType type) {
-  return type == GP_RT_ELEMENT_F32 ? 4 : 2;
-}
+using gp::test::bytesOf;
+using gp::test::decode;
+using gp::test::dense;
+using gp::test::encode;
+using gp::test::Tensor;
+using gp::test::tensor;
 
-/// An element's value, decoded independently of the runtime's helpers.
-double decode(gpRtElementType type, const uint8_t *p) {
-  if (type == GP_RT_ELEMENT_F32) {
-    float value;
-    std::memcpy(&value, p, 4);
-    return value;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  if (type == GP_RT_ELEMENT_BF16) {
-    uint32_t wide = static_cast<uint32_t>(bits) << 16;
-    float value;
-    std::memcpy(&value, &wide, 4);
-    return value;
-  }
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  if (exponent == 0x1f)
-    return mantissa ? std::numeric_limits<double>::quiet_NaN()
-                    : sign * std::numeric_limits<double>::infinity();
-  if (exponent == 0)
-    return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
-}
-
-/// Writes `value`, which the type must hold exactly (the tests' values are
-/// quarters in [-1, 1], small integers and NaN), or NaN.
-void encode(gpRtElementType type, double value, uint8_t *p) {
-  if (type == GP_RT_ELEMENT_F32) {
-    float narrow = static_cast<float>(value);
-    std::memcpy(p, &narrow, 4);
-    return;
-  }
-  uint16_t bits;
-  if (std::isnan(value)) {
-    bits = type == GP_RT_ELEMENT_F16 ? 0x7e00 : 0x7fc0;
-  } else if (type == GP_RT_ELEMENT_BF16) {
-    float narrow = static_cast<float>(value);
-    uint32_t wide;
-    std::memcpy(&wide, &narrow, 4);
-    bits = static_cast<uint16_t>(wide >> 16);
-  } else if (value == 0) {
-    bits = 0;
-  } else {
-    int exponent;
-    double fraction = std::frexp(std::fabs(value), &exponent); // [0.5, 1)
-    bits = static_cast<uint16_t>(((exponent + 14) << 10) |
-                                 static_cast<int>((fraction * 2 - 1) * 1024));
-    if (value < 0)
-      bits |= 0x8000;
-  }
-  std::memcpy(p, &bits, 2);
-  if (!std::isnan(value))
-    EXPECT_EQ(decode(type, p), value) << "not exact in this type";
-}
-
-/// An operand: a view (sizes, strides and offset in elements) of a buffer,
-/// kept here and, during a call, in program memory.
-struct Tensor {
-  gpRtElementType type = GP_RT_ELEMENT_F32;
-  std::vector<int64_t> sizes, strides;
-  int64_t offset = 0;
-  std::vector<uint8_t> bytes; // The whole buffer.
-
-  int rank() const { return static_cast<int>(sizes.size()); }
-  /// The buffer position of view element (t, i, j): the last `rank` of
-  /// them index the view; a dimension of size 1 broadcasts.
-  int64_t position(int64_t t, int64_t i, int64_t j) const {
-    int64_t index[3] = {t, i, j}, at = offset;
-    for (int d = 0; d < rank(); ++d) {
-      int64_t value = index[3 - rank() + d];
-      at += (sizes[d] == 1 ? 0 : value) * strides[d];
-    }
-    return at;
-  }
-  double get(int64_t t, int64_t i, int64_t j) const {
-    return decode(type, &bytes[position(t, i, j) * bytesOf(type)]);
-  }
-  /// Every buffer position the view reaches.
-  std::vector<int64_t> positions() const {
-    std::vector<int64_t> result;
-    int64_t count = 1;
-    for (int64_t size : sizes)
-      count *= size;
-    for (int64_t flat = 0; flat < count; ++flat) {
-      int64_t rest = flat, at = offset;
-      for (int d = rank() - 1; d >= 0; --d) {
-        at += (rest % sizes[d]) * strides[d];
-        rest /= sizes[d];
-      }
-      result.push_back(at);
-    }
-    return result;
-  }
-};
-
-/// A view of a buffer that holds it with `pad` elements to spare; the
-/// buffer holds 99 everywhere, the view `fill` or, by default, quarters in
-/// [-1, 1] drawn from `seed`.
-Tensor tensor(gpRtElementType type, std::vector<int64_t> sizes,
-              std::vector<int64_t> strides, int64_t offset = 0, int seed = 0,
-              std::optional<double> fill = std::nullopt) {
-  Tensor t{type, std::move(sizes), std::move(strides), offset, {}};
-  int64_t reach = offset;
-  for (int d = 0; d < t.rank(); ++d)
-    if (t.strides[d] > 0 && t.sizes[d] > 0)
-      reach += t.strides[d] * (t.sizes[d] - 1);
-  constexpr int64_t pad = 5;
-  int64_t elements = reach + 1 + pad, bytes = bytesOf(type);
-  t.bytes.resize(elements * bytes);
-  for (int64_t i = 0; i < elements; ++i)
-    encode(type, 99, &t.bytes[i * bytes]);
-  int64_t index = 0;
-  for (int64_t at : t.positions()) {
-    double value =
-        fill ? *fill : static_cast<double>((index * 7 + seed * 5) % 9 - 4) / 4;
-    encode(type, value, &t.bytes[at * bytes]);
-    ++index;
-  }
-  return t;
-}
-
-/// A dense row-major view.
-Tensor dense(gpRtElementType type, std::vector<int64_t> sizes, int seed = 0,
-             std::optional<double> fill = std::nullopt) {
-  std::vector<int64_t> strides(sizes.size());
-  int64_t stride = 1;
-  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= std::max<int64_t>(1, sizes[d]);
-  }
-  return tensor(type, std::move(sizes), std::move(strides), 0, seed, fill);
-}
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 

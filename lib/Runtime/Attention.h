@@ -1,0 +1,21 @@
+//===- Attention.h - the fused attention built-in extern --------*- C++ -*-===//
+//
+// gp::attention (Attention.cpp), as the extern registry (Externs.cpp)
+// registers it beside the matmuls.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHPART_LIB_RUNTIME_ATTENTION_H
+#define GRAPHPART_LIB_RUNTIME_ATTENTION_H
+
+#include "Matmul.h"
+
+namespace gp::rt {
+
+/// gp::attention(q, k, v, [mask,] scale, causal, zeroFullyMasked) -> out:
+/// capturable, what it captures following moved inputs.
+const BuiltinExtern &attentionExtern();
+
+} // namespace gp::rt
+
+#endif // GRAPHPART_LIB_RUNTIME_ATTENTION_H
