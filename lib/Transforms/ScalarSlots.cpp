@@ -5,7 +5,9 @@
 // non-index scalar input of a capturable partition is written into a
 // gp.scalar.slot before the partition instead, and the kernels that took
 // it load it from the slot when they run. Index inputs are not touched:
-// they are the partition's shape key and re-key its graphs.
+// they are the partition's shape key and re-key its graphs. A constant
+// needs no slot: it is cloned into the partition, where anything may use
+// it (an extern's argument, host arithmetic) and a graph may keep it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::gp {
 #define GEN_PASS_DEF_GPSCALARSLOTSPASS
@@ -24,6 +27,22 @@ using namespace mlir;
 using namespace mlir::gp;
 
 namespace {
+
+/// Uses of a scalar input that a constant defines outside take a clone of
+/// it at the start of the partition: its value is the same on every call.
+void inlineConstants(PartitionOp partition) {
+  Block &body = partition.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  for (auto [index, input] : llvm::enumerate(partition.getInputs())) {
+    Operation *definition = input.getDefiningOp();
+    BlockArgument argument = body.getArgument(index);
+    if (!definition || argument.use_empty() ||
+        !isa<IntegerType, FloatType, IndexType>(input.getType()) ||
+        !matchPattern(input, m_Constant()))
+      continue;
+    argument.replaceAllUsesWith(builder.clone(*definition)->getResult(0));
+  }
+}
 
 /// A scalar that a replay must read afresh: integers and floats, not index.
 bool needsSlot(Type type) { return isa<IntegerType, FloatType>(type); }
@@ -78,6 +97,7 @@ struct GPScalarSlotsPass
 
   void rewrite(PartitionOp partition) {
     Block &body = partition.getBody().front();
+    inlineConstants(partition);
     // First make sure every scalar can go through a slot; otherwise the
     // partition runs eagerly (an eager run sees the current value).
     for (auto [index, input] : llvm::enumerate(partition.getInputs())) {

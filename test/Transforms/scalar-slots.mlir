@@ -70,3 +70,31 @@ func.func @scalar_outside_kernel(%x: memref<8xf32, #cuda0>, %s: f32) {
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// A constant scalar (a scale and a flag of gp::attention) is the same on
+// every call: it is cloned into the partition for the extern, which stays
+// capturable, and takes no slot. The non-constant scalar still does.
+// CHECK-LABEL: func.func @constant_extern_arguments
+// CHECK: %[[SLOT:.+]] = gp.scalar.slot %{{.+}} : f32 -> memref<f32, #cuda0>
+// CHECK-NOT: gp.scalar.slot
+// CHECK: gp.partition 0 capturable ins(%{{.+}}, %{{.+}}, %{{.+}}, %[[SLOT]] : memref<8xf32, #cuda0>, f64, i64, memref<f32, #cuda0>)
+// CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f64
+// CHECK: %[[FLAG:.+]] = arith.constant 1 : i64
+// CHECK: gp.fallback "mylib::scale"(%{{.+}}, %[[SCALE]], %[[FLAG]]) : (memref<8xf32, #cuda0>, f64, i64) -> ()
+func.func @constant_extern_arguments(%x: memref<8xf32, #cuda0>, %s: f32) {
+  %scale = arith.constant 0.125 : f64
+  %flag = arith.constant 1 : i64
+  gp.partition 0 capturable ins(%x, %scale, %flag, %s : memref<8xf32, #cuda0>, f64, i64, f32) {
+  ^bb0(%xin: memref<8xf32, #cuda0>, %scalein: f64, %flagin: i64, %sin: f32):
+    gp.fallback "mylib::scale"(%xin, %scalein, %flagin) : (memref<8xf32, #cuda0>, f64, i64) -> ()
+    gp.kernel "use" ins(%sin : f32) outs(%xin : memref<8xf32, #cuda0>) {
+    ^bb0(%v: f32, %o: memref<8xf32, #cuda0>):
+    }
+    gp.yield
+  }
+  return
+}

@@ -428,10 +428,13 @@ def GPScalarSlotsPass : Pass<"gp-scalar-slots"> {
     every replay computes with the current value, bit for bit as an eager
     run does.
 
-    A scalar used inside the partition by anything other than a kernel's
-    `ins` (host arithmetic, an extern's argument) could only be baked in,
-    so that partition becomes eager, with the reason "host scalar outside a
-    kernel". gp-pipeline runs this pass when `target` is set, after
+    A scalar input that a constant defines outside needs no slot: the
+    constant is cloned into the partition, so that an extern may take it
+    (gp::attention's scale and flags) and the partition stays capturable.
+    Any other scalar used inside the partition by anything other than a
+    kernel's `ins` (host arithmetic, an extern's argument) could only be
+    baked in, so that partition becomes eager, with the reason "host scalar
+    outside a kernel". gp-pipeline runs this pass when `target` is set, after
     planning.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
