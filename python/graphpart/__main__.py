@@ -1,5 +1,5 @@
 """python3 -m graphpart convert GRAPH_DIR [-o OUT.mlir] [--device cuda:0]
-                              [--inline-limit BYTES]
+                              [--inline-limit BYTES] [--no-fuse-attention]
 python3 -m graphpart compile-cache CACHE_DIR [--gp-compile PATH]"""
 import argparse
 import sys
@@ -23,6 +23,11 @@ def main(argv=None):
                       help="constants up to this many bytes stay in the "
                            "program; larger ones become parameters "
                            "(default %(default)s)")
+    conv.add_argument("--no-fuse-attention", dest="fuse_attention",
+                      action="store_false",
+                      help="keep attention written out (matmul, softmax, "
+                           "matmul) as it is rather than one call of the "
+                           "runtime's gp::attention")
     cache = commands.add_parser(
         "compile-cache", help="compile the graphs the torch.compile backend "
                               "saved without an artifact (docs/PyTorch.md)")
@@ -42,7 +47,8 @@ def main(argv=None):
         graph, constants = load(args.graph)
         if args.inline_limit < 0:
             raise GraphError("--inline-limit must be at least 0")
-        text = convert(graph, constants, args.device, args.inline_limit)
+        text = convert(graph, constants, args.device, args.inline_limit,
+                       args.fuse_attention)
     except GraphError as error:
         print("graphpart: error: %s" % error, file=sys.stderr)
         return 1

@@ -47,13 +47,15 @@ def find_gp_compile(given=None):
         return None
 
 
-def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None):
+def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None,
+          fuse_attention=True):
     """Converts the graph saved in `graph_dir` and compiles it for `target`
     into `out_dir`: NAME.mlir, NAME.so and build.json (artifact, target, the
     inputs the program writes, its parameters: each one's kind, "parameter"
     for a module's state or "constant", and the file holding its value
     where one was saved, relative to `out_dir`). Returns build.json's
-    dict."""
+    dict. `fuse_attention=False` keeps attention as written (convert's
+    option of the same name)."""
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
     compiler = _tool("gp-compile", gp_compile)
@@ -61,8 +63,8 @@ def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None):
     os.makedirs(out_dir, exist_ok=True)
     # cuda:0 on both targets: the host backend runs a program's cuda
     # buffers in host memory, captured like on the GPU.
-    text, mutated_inputs, parameters = convert_program(graph, constants,
-                                                       "cuda:0")
+    text, mutated_inputs, parameters = convert_program(
+        graph, constants, "cuda:0", fuse_attention=fuse_attention)
     saved = parameter_files(graph_dir, graph)
     constant_files = {c["name"]: os.path.join(graph_dir, c["file"])
                       for c in graph.get("constants", [])}
@@ -205,7 +207,8 @@ def _default_target(fn, example_inputs):
 
 def compile(fn, example_inputs, target=None, name=None, work_dir=None,
             pipeline_options="", gp_compile=None, runtime_library=None,
-            externs=None, dynamic=None, method=None, views=False):
+            externs=None, dynamic=None, method=None, views=False,
+            fuse_attention=True):
     """Captures `fn(*example_inputs)`, converts it, compiles it for
     `target` ("cuda" or "host": this machine's CPU; by default cuda when
     an example input or a parameter of `fn` is a CUDA tensor, else host) and
@@ -220,7 +223,8 @@ def compile(fn, example_inputs, target=None, name=None, work_dir=None,
     `dynamic` maps input positions to their dimensions that are one
     symbolic size, as graphpart.capture takes it (the artifact then runs
     every size in its range); `method` picks the capture ("export" or
-    "make_fx").
+    "make_fx"); `fuse_attention=False` keeps attention as written instead
+    of one fused gp::attention call (docs/PyTorch.md, Attention).
 
     The custom ops `fn` calls run as Python externs (externs.py), capturable
     unless tagged cudagraph_unsafe: each its torch op, or the function
@@ -243,7 +247,8 @@ def compile(fn, example_inputs, target=None, name=None, work_dir=None,
         # of them is saved or made.
         capture(fn, example_inputs, graph_dir, name, dynamic, method,
                 save_parameters=module is None)
-        build(graph_dir, work, target, pipeline_options, compiler)
+        build(graph_dir, work, target, pipeline_options, compiler,
+              fuse_attention)
         return load_built(work, runtime_library, externs, views=views,
                           module=module)
     finally:

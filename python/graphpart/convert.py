@@ -18,9 +18,11 @@ named by their graph name; smaller constants stay in the program as
 `arith.constant dense<...>` tensors. So the text does not grow with the
 weights. Custom ops become
 calls of private declarations carrying their schema (gp.mutates, gp.aliases,
-gp.tags), which gp-import makes `gp.fallback` ops. Anything not covered is a
-GraphError naming the op and, when the graph records it, the line of the
-user's Python source.
+gp.tags), which gp-import makes `gp.fallback` ops; so does attention, one
+call of the runtime's built-in gp::attention (scaled_dot_product_attention,
+and attention written out, which fuse_attention.py finds first). Anything
+not covered is a GraphError naming the op and, when the graph records it,
+the line of the user's Python source.
 
 The Converter and the entry points are here; each op's conversion is in
 the ops package (one module per op family) and the table of them, OPS,
@@ -32,8 +34,10 @@ import re
 
 import numpy as np
 
+from . import fuse_attention as attention_fusion
 from .format import INDEX_ERRORS, GraphError, check, checked_array
 from .ops import OPS, SAME_SHAPE_IDENTITY_VIEWS, UNUSED_SKIPPED, VIEW_OPS
+from .ops.linalg import explicit_attention
 from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
                          Unusable, Value, broadcast_shape, dims_map,
                          from_product, is_static, literal, normal_dim,
@@ -43,6 +47,9 @@ from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
 # Constants up to this many bytes stay in the program; larger ones become
 # parameters (IREE's default threshold for externalizing them).
 INLINE_LIMIT = 256
+
+# The ops of nodes that graph rewrites (run before conversion) make.
+REWRITTEN_OPS = {attention_fusion.FUSED_OP: explicit_attention}
 
 
 def mlir_string(text):
@@ -76,6 +83,9 @@ class Converter:
         # the graph's node name, "parameter" or "constant").
         self.parameters = []
         self.lines, self.decls = [], {}
+        # The declarations of the runtime's built-in externs
+        # (builtin_call): symbol by (op name, operand types, result type).
+        self.builtin_symbols = {}
         self.values = {}
         self._read_results = None
         self.counter = 0
@@ -775,7 +785,7 @@ class Converter:
     def convert_node(self, node):
         op = node["op"]
         args, kwargs = node.get("args", []), node.get("kwargs", {})
-        handler = OPS.get(op)
+        handler = OPS.get(op) or REWRITTEN_OPS.get(op)
         if handler is None and op.endswith("_") and op[:-1] in OPS:
             self.check_inplace(node)
             handler = OPS[op[:-1]]
@@ -979,6 +989,44 @@ class Converter:
             users.append("the outputs")
         return users
 
+    def builtin_call(self, op_name, operands, scalars, shape, elem):
+        """A call of the runtime's built-in extern `op_name` ("gp::...") on
+        the tensors `operands` and the scalars `scalars` ((value, "f64" or
+        "i64"), in order after them), giving a fresh tensor of `shape` and
+        `elem`: a private declaration per signature (gp_<op>_N), which
+        gp-import makes a gp.fallback writing and aliasing nothing."""
+        types = [v.type for v in operands] + [t for _, t in scalars]
+        result_type = tensor_type(shape, elem)
+        signature = (op_name, tuple(types), result_type)
+        symbol = self.builtin_symbols.get(signature)
+        if symbol is None:
+            symbol = "gp_%s_%d" % (op_name.split("::")[-1], sum(
+                1 for s in self.builtin_symbols if s[0] == op_name))
+            self.builtin_symbols[signature] = symbol
+            # bufferization.access = "read": upstream bufferization would
+            # otherwise assume the call writes its tensor operands and copy
+            # each one still read later (a shared mask, every layer).
+            arguments = [t + (' {bufferization.access = "read"}'
+                              if t.startswith("tensor") else "")
+                         for t in types]
+            self.decls[symbol] = (
+                'func.func private @%s(%s) -> %s\n    attributes '
+                '{gp.op_name = "%s", gp.mutates = [], gp.aliases = [-1], '
+                'gp.tags = []}' % (symbol, ", ".join(arguments), result_type,
+                                   op_name))
+        names = []
+        for value, kind in scalars:
+            names.append(self.fresh("c"))
+            # f64 scalars exactly (repr's 17 digits), not literal()'s f32.
+            text = "%d" % value if kind == "i64" else "%.17e" % value
+            self.emit("%s = arith.constant %s : %s" % (names[-1], text,
+                                                       kind))
+        name = self.fresh("call")
+        self.emit("%s = func.call @%s(%s) : (%s) -> %s" % (
+            name, symbol, ", ".join([v.name for v in operands] + names),
+            ", ".join(types), result_type))
+        return Value(name, shape, elem=elem)
+
     def custom_op(self, node):
         schema = self.graph["custom_ops"][node["op"]]
         # Tensors are values here: a write to an operand that is read again
@@ -1035,18 +1083,25 @@ class Converter:
         return values if len(values) != 1 else values[0]
 
 
-def convert(graph, constants, device="cuda:0", inline_limit=INLINE_LIMIT):
+def convert(graph, constants, device="cuda:0", inline_limit=INLINE_LIMIT,
+            fuse_attention=True):
     """The MLIR text of `graph`'s function (see the module comment)."""
-    return convert_program(graph, constants, device, inline_limit)[0]
+    return convert_program(graph, constants, device, inline_limit,
+                           fuse_attention)[0]
 
 
 def convert_program(graph, constants, device="cuda:0",
-                    inline_limit=INLINE_LIMIT):
+                    inline_limit=INLINE_LIMIT, fuse_attention=True):
     """(MLIR text, the positions of the inputs the program writes in
     place, whose final values follow the outputs as extra results, and
     the function's parameters in argument order: (parameter name, graph
-    node name, "parameter" for a module's state or "constant"))."""
+    node name, "parameter" for a module's state or "constant")).
+    `fuse_attention`: attention written out (matmul, scale, mask,
+    softmax, matmul) becomes one call of the runtime's gp::attention
+    (fuse_attention.py)."""
     check(graph)
+    if fuse_attention:
+        graph = attention_fusion.fuse(graph, constants)
     converter = Converter(graph, constants, device, inline_limit)
     text = converter.convert()
     return text, converter.mutated_inputs, converter.parameters

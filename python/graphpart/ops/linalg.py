@@ -6,7 +6,8 @@ Converter.matmul itself (their entries in ops/__init__.py).
 import math
 
 from .common import (HALF_TYPES, Unusable, Value, broadcast_shape,
-                     float_literal, from_product, literal, op2, product)
+                     float_literal, from_product, is_static, literal, op2,
+                     product)
 from .reductions import softmax_of
 
 
@@ -16,7 +17,9 @@ def attention(c, args, kwargs, names, returns):
     over the leading (batch, head) dimensions. `names` are the operands
     after q, k, v in the op's schema; `returns` what the op gives beside
     the attention: None, "lse" (each row's log-sum-exp) or "weights" (the
-    softmax)."""
+    softmax). Where the runtime's fused kernel takes it (returning the
+    attention only), one gp::attention call (attention_call); else
+    decomposed here."""
     q, k, v = (c.value(a) for a in args[:3])
     given = dict(zip(names, args[3:]))
     given.update(kwargs)
@@ -27,6 +30,9 @@ def attention(c, args, kwargs, names, returns):
     if len(q.shape) < 3 or len(k.shape) != len(q.shape) or \
             len(v.shape) != len(q.shape):
         raise c.error("attention takes q, k, v of one rank, at least 3")
+    fused = fused_sdpa(c, q, k, v, given, returns)
+    if fused is not None:
+        return fused
     if given.get("enable_gqa"):
         k, v = grouped_heads(c, q, k), grouped_heads(c, q, v)
     batch, length, width = q.shape[:-2], q.shape[-2], q.shape[-1]
@@ -87,6 +93,133 @@ def attention(c, args, kwargs, names, returns):
     return [out, c.elementwise([high, total], lambda n: (
         ["%%l = math.log %s : f32" % n[1],
          "%%r = arith.addf %s, %%l : f32" % n[0]], "%r"))]
+
+
+# What the runtime's built-in gp::attention kernel takes (a fused
+# flash-style kernel on CUDA, loops on the host): anything else is
+# decomposed into matmuls and a softmax.
+ATTENTION_ELEMENTS = ("f32", "f16", "bf16")
+ATTENTION_MAX_WIDTH = 128
+# Scores per head (queries x keys) beyond which the unfused program is
+# faster: the fused kernel multiplies with FMAs, and from about 256 x 256
+# cuBLAS's matmuls plus a softmax kernel win (H100, GPT-2 124M f32 at 512
+# tokens: 93.6 us per layer fused against about 50 us unfused;
+# docs/Performance.md).
+ATTENTION_MAX_SCORES = 256 * 256
+
+
+def attention_misfit(q, k, v, mask=None):
+    """Why gp::attention cannot take these operands (anything with .shape
+    and .elem: Values, or the graph's shapes and dtypes), or None when it
+    can: q [B, H, L, E] (or [H, L, E]), k [B, Hkv, S, E] and v [B, Hkv, S,
+    Ev] of one floating element type with H a multiple of Hkv, static
+    sizes, E and Ev at most 128, at most ATTENTION_MAX_SCORES scores per
+    head, and a mask (bool: True keeps; or added
+    to the scores) that broadcasts to the scores [B, H, L, S]."""
+    operands = [q, k, v] + ([mask] if mask is not None else [])
+    if not all(is_static(d) for x in operands for d in x.shape):
+        return "symbolic sizes"
+    if len(q.shape) not in (3, 4) or len(k.shape) != len(q.shape) or \
+            len(v.shape) != len(q.shape):
+        return "q, k, v are not all of rank 3 or all of rank 4"
+    if q.elem not in ATTENTION_ELEMENTS or k.elem != q.elem or \
+            v.elem != q.elem:
+        return "element types %s, %s, %s" % (q.elem, k.elem, v.elem)
+    if k.shape[-1] != q.shape[-1] or \
+            max(q.shape[-1], v.shape[-1]) > ATTENTION_MAX_WIDTH:
+        return "head widths %d, %d, %d" % (q.shape[-1], k.shape[-1],
+                                           v.shape[-1])
+    heads, kv_heads = q.shape[-3], k.shape[-3]
+    if k.shape[:-1] != v.shape[:-1] or kv_heads == 0 or heads % kv_heads:
+        return "k %s and v %s do not serve q %s" % (k.shape, v.shape,
+                                                    q.shape)
+    if q.shape[:-3] != k.shape[:-3]:
+        return "batch dimensions that broadcast"
+    if q.shape[-2] * k.shape[-2] > ATTENTION_MAX_SCORES:
+        return "%d x %d scores per head, where the unfused matmuls are " \
+            "faster" % (q.shape[-2], k.shape[-2])
+    if mask is not None:
+        return mask_misfit(mask, q.shape[:-1] + [k.shape[-2]], q.elem)
+    return None
+
+
+def mask_misfit(mask, scores, elem):
+    """Why `mask` cannot be gp::attention's mask over `scores`, or None."""
+    if mask.elem not in ("i1", elem, "f32"):
+        return "a mask of element type %s" % mask.elem
+    rank = len(mask.shape)
+    if not 1 <= rank <= len(scores) or any(
+            size not in (1, want)
+            for size, want in zip(mask.shape, scores[len(scores) - rank:])):
+        return "a mask of shape %s over scores %s" % (mask.shape, scores)
+    return None
+
+
+def attention_call(c, q, k, v, mask, scale, causal, zero_fully_masked):
+    """One call of the runtime's gp::attention: softmax(q @ k^T * scale,
+    masked) @ v, each of k's heads serving consecutive groups of q's heads;
+    `causal` removes key j > query i (top-left); `zero_fully_masked`: a row
+    with every score removed gives zeros (else NaN, as a plain softmax of
+    -inf gives)."""
+    operands = [q, k, v] + ([mask] if mask is not None else [])
+    return c.builtin_call(
+        "gp::attention", operands,
+        [(float(scale), "f64"), (int(bool(causal)), "i64"),
+         (int(bool(zero_fully_masked)), "i64")],
+        q.shape[:-1] + [v.shape[-1]], q.elem)
+
+
+def fused_sdpa(c, q, k, v, given, returns):
+    """scaled_dot_product_attention as one gp::attention call, or None
+    when the kernel does not take it (the caller decomposes it). The
+    kernel gives the attention alone: a kernel's log-sum-exp or weights
+    must be unread (the CPU flash kernel torch.export records computes
+    one nothing reads)."""
+    mask = given.get("attn_mask")
+    mask = c.value(mask) if mask is not None else None
+    scale = given.get("scale")
+    if scale is None and is_static(q.shape[-1]) and q.shape[-1] > 0:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    extra_read = returns is not None and \
+        not c.read_results().get(c.node["name"], set()) <= {0}
+    if extra_read or not is_number(scale) or \
+            c.device_of([q, k, v, mask]) is not None or \
+            attention_misfit(q, k, v, mask) is not None:
+        return None
+    # Without enable_gqa, sdpa pairs heads one to one.
+    if not given.get("enable_gqa") and k.shape[-3] != q.shape[-3]:
+        return None
+    out = attention_call(c, q, k, v, mask, scale, given.get("is_causal"),
+                         zero_fully_masked=True)
+    if returns is None:
+        return out
+    return [out, Unusable("the attention kernel's %s is not computed" % (
+        "log-sum-exp" if returns == "lse" else "weights"))]
+
+
+def explicit_attention(c, args, kwargs):
+    """The node fuse_attention.py makes of attention written out (matmul,
+    scale, mask, softmax, matmul): q, k, v and the mask (None, bool: True
+    keeps, or added), its scale; a row with every score -inf gives NaN,
+    as the softmax it replaces. Operands held on another device than the
+    program's are copied to it and the result back."""
+    q, k, v = (c.value(a) for a in args[:3])
+    mask = c.value(args[3]) if args[3] is not None else None
+    why = attention_misfit(q, k, v, mask)
+    if why is not None:
+        raise c.error("the fused attention does not fit gp::attention (%s)"
+                      % why)
+    device = c.device_of([q, k, v, mask])
+    q, k, v = (c.move(x, None) for x in (q, k, v))
+    mask = c.move(mask, None) if mask is not None else None
+    out = attention_call(c, q, k, v, mask, kwargs["scale"], False,
+                         zero_fully_masked=False)
+    return c.move(out, device)
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
 
 
 def grouped_heads(c, q, kv):
