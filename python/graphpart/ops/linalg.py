@@ -100,12 +100,14 @@ def attention(c, args, kwargs, names, returns):
 # decomposed into matmuls and a softmax.
 ATTENTION_ELEMENTS = ("f32", "f16", "bf16")
 ATTENTION_MAX_WIDTH = 128
-# Scores per head (queries x keys) beyond which the unfused program is
-# faster: the fused kernel multiplies with FMAs, and from about 256 x 256
-# cuBLAS's matmuls plus a softmax kernel win (H100, GPT-2 124M f32 at 512
-# tokens: 93.6 us per layer fused against about 50 us unfused;
-# docs/Performance.md).
-ATTENTION_MAX_SCORES = 256 * 256
+# Queries and keys per head beyond which the unfused program is faster.
+# The fused kernel multiplies with FMAs, and each block walks the keys one
+# 32-key tile after another: at 512 x 512 scores (H100, GPT-2 124M f32 at
+# 512 tokens) it took 93.6 us per layer where cuBLAS's matmuls and a
+# softmax kernel took about 50 us (docs/Performance.md), and few query rows
+# over a long key/value cache (a decode step) leave most of the GPU idle
+# while one block walks all the keys.
+ATTENTION_MAX_ROWS = 256
 
 
 def attention_misfit(q, k, v, mask=None):
@@ -113,8 +115,8 @@ def attention_misfit(q, k, v, mask=None):
     and .elem: Values, or the graph's shapes and dtypes), or None when it
     can: q [B, H, L, E] (or [H, L, E]), k [B, Hkv, S, E] and v [B, Hkv, S,
     Ev] of one floating element type with H a multiple of Hkv, static
-    sizes, E and Ev at most 128, at most ATTENTION_MAX_SCORES scores per
-    head, and a mask (bool: True keeps; or added
+    sizes, E and Ev at most 128, at most ATTENTION_MAX_ROWS queries and
+    keys, and a mask (bool: True keeps; or added
     to the scores) that broadcasts to the scores [B, H, L, S]."""
     operands = [q, k, v] + ([mask] if mask is not None else [])
     if not all(is_static(d) for x in operands for d in x.shape):
@@ -135,8 +137,8 @@ def attention_misfit(q, k, v, mask=None):
                                                     q.shape)
     if q.shape[:-3] != k.shape[:-3]:
         return "batch dimensions that broadcast"
-    if q.shape[-2] * k.shape[-2] > ATTENTION_MAX_SCORES:
-        return "%d x %d scores per head, where the unfused matmuls are " \
+    if max(q.shape[-2], k.shape[-2]) > ATTENTION_MAX_ROWS:
+        return "%d queries over %d keys, where the unfused matmuls are " \
             "faster" % (q.shape[-2], k.shape[-2])
     if mask is not None:
         return mask_misfit(mask, q.shape[:-1] + [k.shape[-2]], q.elem)
