@@ -20,12 +20,25 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphPart/Conversion/Passes.h"
+#include "GraphPart/Dialect/GP/IR/GPDialect.h"
+#include "GraphPart/Pipelines/Pipeline.h"
+#include "GraphPart/Transforms/Passes.h"
+#include "HugePageHeap.h"
+#include "ParseFailureHeap.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -47,6 +60,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -58,8 +72,18 @@
 
 using namespace llvm;
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
-                                          cl::desc("<lowered program>"));
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::Required,
+                  cl::desc("<program: lowered, or the input of --pipeline>"));
+static cl::opt<std::string> pipeline(
+    "pipeline", cl::init(""),
+    cl::desc("A pass pipeline, as gp-opt's --pass-pipeline takes it, that "
+             "lowers the input first (gp-compile: its gp-pipeline): run "
+             "here, the lowered program is not written and read back"));
+static cl::opt<std::string>
+    emitMLIR("emit-mlir", cl::init(""),
+             cl::desc("Also write the lowered program, with locations, to "
+                      "this file"));
 static cl::opt<std::string>
     objectDir("object-dir", cl::Required,
               cl::desc("Directory the object files are written to"));
@@ -276,14 +300,58 @@ bool usedOnlyIn(const GlobalValue &global,
   return true;
 }
 
+/// Parses the program and, given --pipeline, lowers it as gp-opt would:
+/// frees deferred while it parses (ParseFailureHeap.h), input and output
+/// verified but not each pass, single-threaded on small machines.
+mlir::OwningOpRef<mlir::ModuleOp>
+loadProgram(mlir::MLIRContext &context, SourceMgr &sources, PhaseTimer &timer) {
+  gp::deferFrees();
+  mlir::OwningOpRef<mlir::ModuleOp> program =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!program)
+    return nullptr;
+  gp::releaseDeferredFrees();
+  timer.done("parse");
+  if (pipeline.empty())
+    return program;
+  mlir::PassManager passes(&context, mlir::ModuleOp::getOperationName());
+  passes.enableVerifier(false);
+  FailureOr<mlir::OpPassManager> parsed =
+      mlir::parsePassPipeline(pipeline, errs());
+  if (failed(parsed))
+    fail("cannot parse --pipeline '" + pipeline + "'");
+  if (parsed->getOpAnchorName() != passes.getOpAnchorName())
+    fail("--pipeline must be anchored on builtin.module, as "
+         "'builtin.module(gp-pipeline{target=host})'");
+  static_cast<mlir::OpPassManager &>(passes) = *parsed;
+  if (mlir::failed(passes.run(*program)) ||
+      mlir::failed(mlir::verify(*program)))
+    return nullptr;
+  timer.done("pipeline");
+  if (!emitMLIR.empty()) {
+    std::error_code fileError;
+    ToolOutputFile output(emitMLIR, fileError, sys::fs::OF_Text);
+    if (fileError)
+      fail("cannot write " + emitMLIR + ": " + fileError.message());
+    program->print(output.os(), mlir::OpPrintingFlags().enableDebugInfo());
+    output.keep();
+  }
+  return program;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  gp::useHugePageHeap();
   InitLLVM init(argc, argv);
+  mlir::registerAllPasses();
+  mlir::gp::registerGraphPartPasses();
+  mlir::gp::registerGraphPartConversionPasses();
+  mlir::gp::registerGraphPartPipeline();
   cl::ParseCommandLineOptions(
       argc, argv,
-      "gp-codegen: a program lowered by gp-opt (the LLVM dialect) to host "
-      "object files\n");
+      "gp-codegen: a program lowered by gp-opt (the LLVM dialect), or one "
+      "that --pipeline lowers, to host object files\n");
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   PhaseTimer timer;
@@ -291,8 +359,13 @@ int main(int argc, char **argv) {
   // The lowered program, into LLVM IR.
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  registry.insert<mlir::gp::GPDialect>();
   mlir::MLIRContext context(registry);
+  // As gp-opt: two hardware threads or fewer run the passes on one.
+  if (llvm::hardware_concurrency().compute_thread_count() <= 2)
+    context.disableMultithreading();
   SourceMgr sources;
   std::string error;
   std::unique_ptr<MemoryBuffer> input =
@@ -302,10 +375,9 @@ int main(int argc, char **argv) {
   sources.AddNewSourceBuffer(std::move(input), SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
   mlir::OwningOpRef<mlir::ModuleOp> program =
-      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+      loadProgram(context, sources, timer);
   if (!program)
     return 1;
-  timer.done("parse");
   // A function the program made private (partition bodies, kernels and
   // their packed forms) is for the program alone: it stays out of the
   // artifact's dynamic symbols, which are its manifest and entry points.
