@@ -50,6 +50,9 @@ using namespace gp::rt;
 namespace {
 
 constexpr const char *kAttention = "gp::attention";
+/// The same, writing a given buffer (the compiler's gp-fuse-kernels makes
+/// it write the buffer a permuted copy of the result went to).
+constexpr const char *kAttentionInto = "gp::attention_into";
 constexpr const char *kSignature =
     "(q, k, v, [mask,] scale: f64, causal: i64, zeroFullyMasked: i64) -> out";
 constexpr int64_t kWidths[] = GP_ATTENTION_WIDTHS;
@@ -527,6 +530,8 @@ bool isScalarOf(const gpRtExternArg &arg, gpRtElementType type, int64_t bytes) {
          arg.elementType == type;
 }
 
+/// `into`: out is the last operand, written, rather than a result.
+template <bool Into>
 gpRtStatus selectAttention(const gpRtExternArg *argInfo, int32_t numArgs,
                            gpRtExternFn &fn) {
   if (numArgs != 7 && numArgs != 8)
@@ -539,7 +544,7 @@ gpRtStatus selectAttention(const gpRtExternArg *argInfo, int32_t numArgs,
   for (int i : {0, 1, 2, numArgs - 1})
     fits = fits && isBufferOfRank(argInfo[i], rank) &&
            argInfo[i].elementType == type &&
-           (argInfo[i].isResult != 0) == (i == numArgs - 1);
+           (argInfo[i].isResult != 0) == (!Into && i == numArgs - 1);
   if (masked) {
     const gpRtExternArg &mask = argInfo[3];
     fits = fits && mask.rank >= 0 && mask.rank <= 4 &&
@@ -565,6 +570,11 @@ gpRtStatus selectAttention(const gpRtExternArg *argInfo, int32_t numArgs,
 } // namespace
 
 const BuiltinExtern &gp::rt::attentionExtern() {
-  static const BuiltinExtern entry = {kAttention, selectAttention};
+  static const BuiltinExtern entry = {kAttention, selectAttention<false>};
+  return entry;
+}
+
+const BuiltinExtern &gp::rt::attentionIntoExtern() {
+  static const BuiltinExtern entry = {kAttentionInto, selectAttention<true>};
   return entry;
 }

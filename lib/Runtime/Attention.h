@@ -16,6 +16,10 @@ namespace gp::rt {
 /// capturable, what it captures following moved inputs.
 const BuiltinExtern &attentionExtern();
 
+/// gp::attention_into(q, k, v, [mask,] scale, causal, zeroFullyMasked,
+/// out): the same computed into `out`, an operand it writes (any strides).
+const BuiltinExtern &attentionIntoExtern();
+
 } // namespace gp::rt
 
 #endif // GRAPHPART_LIB_RUNTIME_ATTENTION_H

@@ -65,6 +65,11 @@ void ensureBuiltins() {
                                           attention.select,
                                           std::vector<int64_t>{},
                                           std::vector<int64_t>{-1}};
+    // It writes its last operand, whose index depends on the mask: not
+    // stated.
+    const BuiltinExtern &into = attentionIntoExtern();
+    registry().externs[into.name] = {nullptr,     true,         false,
+                                     into.select, std::nullopt, std::nullopt};
   });
 }
 

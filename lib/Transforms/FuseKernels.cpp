@@ -277,6 +277,10 @@ struct GPFuseKernelsPass
         continue;
       std::string text;
       llvm::raw_string_ostream os(text);
+      unsigned folded = fusion::foldPermutedExternResults(func);
+      if (report && folded)
+        os << "  " << folded << " extern results written in place of a "
+           << "permuted copy\n";
       auto [fused, removed] = fuseFunction(func, report ? &os : nullptr);
       numFused += fused;
       numBuffersRemoved += removed;

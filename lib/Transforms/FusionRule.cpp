@@ -59,9 +59,11 @@ bool hasLoopSizes(AffineMap map, Value operand, ArrayRef<int64_t> loopSizes) {
   return true;
 }
 
+} // namespace
+
 /// Whether `produce` copies its one input, unchanged and in full, through
 /// a permutation of its dimensions: a transpose.
-bool isPermutationCopy(linalg::LinalgOp produce) {
+bool mlir::gp::fusion::isPermutationCopy(linalg::LinalgOp produce) {
   if (produce.getNumDpsInputs() != 1 || produce.getNumDpsInits() != 1)
     return false;
   OpOperand *input = produce.getDpsInputOperand(0);
@@ -74,8 +76,6 @@ bool isPermutationCopy(linalg::LinalgOp produce) {
          payload.getTerminator()->getOperand(0) ==
              payload.getArgument(input->getOperandNumber());
 }
-
-} // namespace
 
 /// For a contraction consumer: whether the producer is a transpose of a
 /// buffer whose last dimension is contiguous, and the contraction indexes

@@ -44,6 +44,15 @@ SmallVector<Block *> blocksToFuse(FunctionOpInterface func);
 /// buffer operands are the kernel's block arguments. Null otherwise.
 linalg::LinalgOp getSingleLinalgOp(KernelOp kernel);
 
+/// Whether `produce` copies its one input, unchanged and in full, through
+/// a permutation of its dimensions: a transpose.
+bool isPermutationCopy(linalg::LinalgOp produce);
+
+/// Makes each fused-attention call whose fresh result is only copied,
+/// through a permutation, into another buffer write that buffer itself
+/// through the permuted view (ExternResultLayouts.cpp); returns how many.
+unsigned foldPermutedExternResults(FunctionOpInterface func);
+
 /// A producer, its consumer and the buffer between them.
 struct Candidate {
   KernelOp producer, consumer;

@@ -105,6 +105,8 @@ protected:
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<gpRtElementType> types;
     bool masked = false;
+    /// gp::attention_into: out is the last operand, not a result.
+    bool into = false;
     double scale = 0;
     int64_t causal = 0, zeroFullyMasked = 0;
     static gpRtStatus run(gpRtStream *stream, void *data) {
@@ -127,9 +129,10 @@ protected:
       info.push_back(gp::test::scalarArg(GP_RT_ELEMENT_I64));
       args.push_back(&self->zeroFullyMasked);
       info.push_back(gp::test::scalarArg(GP_RT_ELEMENT_I64));
-      buffer(operands, 1);
-      return gpRtCallExtern(stream, "gp::attention", args.data(), info.data(),
-                            static_cast<int32_t>(args.size()));
+      buffer(operands, self->into ? 0 : 1);
+      return gpRtCallExtern(
+          stream, self->into ? "gp::attention_into" : "gp::attention",
+          args.data(), info.data(), static_cast<int32_t>(args.size()));
     }
   };
 
@@ -147,6 +150,7 @@ protected:
     tensors.push_back(&out);
     Call body;
     body.masked = mask != nullptr;
+    body.into = into;
     body.scale = options.scale;
     body.causal = options.causal;
     body.zeroFullyMasked = options.zeroFullyMasked;
@@ -232,6 +236,8 @@ protected:
   gpRtBackend backend = GP_RT_BACKEND_HOST;
   gpRtProgram *program = nullptr;
   std::string error;
+  /// Calls gp::attention_into instead of gp::attention.
+  bool into = false;
 };
 
 const gpRtElementType kTypes[] = {GP_RT_ELEMENT_F32, GP_RT_ELEMENT_F16,
@@ -312,6 +318,27 @@ TEST_P(AttentionTest, CapturedAndReplayed) {
   Tensor mask = dense(GP_RT_ELEMENT_BF16, {64, 64}, 19);
   expectAttention(q, k, v, &mask, out, {0.125, 1, 1}, /*partition=*/1,
                   /*runs=*/3);
+}
+
+TEST_P(AttentionTest, IntoAGivenBufferOfAnyLayout) {
+  // What gp-fuse-kernels makes of a result copied to [B, L, H, E]: the
+  // call writes that buffer through the permuted view; the rest of the
+  // buffer (a slice's neighbours) is left as it was.
+  into = true;
+  for (gpRtElementType type : kTypes) {
+    SCOPED_TRACE(gpRtElementTypeName(type));
+    Tensor q = dense(type, {1, 4, 40, 32}, 20),
+           k = dense(type, {1, 2, 40, 32}, 21),
+           v = dense(type, {1, 2, 40, 32}, 22);
+    Tensor out = tensor(type, {1, 4, 40, 32}, {40 * 4 * 32, 32, 4 * 32, 1}, 7);
+    Tensor mask = dense(GP_RT_ELEMENT_I1, {40, 40}, 23);
+    expectAttention(q, k, v, &mask, out, {0.125, 1, 1});
+    // Captured once: a replay would not follow the next type's buffers,
+    // which the test does not declare as the partition's inputs.
+    if (type == GP_RT_ELEMENT_BF16)
+      expectAttention(q, k, v, nullptr, out, {0.125, 0, 1}, /*partition=*/1,
+                      /*runs=*/2);
+  }
 }
 
 TEST_P(AttentionTest, BadCallsAreRefused) {

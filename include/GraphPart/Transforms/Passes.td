@@ -200,6 +200,14 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     In a function without partitions (the pass run on its own before
     gp-partition), the same rules apply to the blocks of the function
     body. In a partitioned function only partition bodies are fused.
+
+    Before fusing, a call of an extern that can write a given buffer of
+    any layout (gp::attention, as gp::attention_into) whose fresh result
+    is only copied through a permutation into another buffer, with
+    nothing but pure ops and allocations between the two, writes that
+    buffer through the permuted `gp.buffer.transpose` view instead; the
+    copy kernel and the result's deallocations go (attention's result
+    merged back to [B, L, H, E] before the output projection).
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
