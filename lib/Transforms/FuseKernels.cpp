@@ -279,8 +279,7 @@ struct GPFuseKernelsPass
       llvm::raw_string_ostream os(text);
       unsigned folded = fusion::foldPermutedExternResults(func);
       if (report && folded)
-        os << "  " << folded << " extern results written in place of a "
-           << "permuted copy\n";
+        os << "  " << folded << " copies folded into extern calls\n";
       auto [fused, removed] = fuseFunction(func, report ? &os : nullptr);
       numFused += fused;
       numBuffersRemoved += removed;

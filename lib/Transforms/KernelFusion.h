@@ -50,7 +50,9 @@ bool isPermutationCopy(linalg::LinalgOp produce);
 
 /// Makes each fused-attention call whose fresh result is only copied,
 /// through a permutation, into another buffer write that buffer itself
-/// through the permuted view (ExternResultLayouts.cpp); returns how many.
+/// through the permuted view, and each one that reads a copy of a view of
+/// never-written memory read the view (ExternResultLayouts.cpp); returns
+/// how many copies went.
 unsigned foldPermutedExternResults(FunctionOpInterface func);
 
 /// A producer, its consumer and the buffer between them.

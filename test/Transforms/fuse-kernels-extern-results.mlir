@@ -18,7 +18,7 @@
 // CHECK-NOT: gp.kernel
 // CHECK: return %[[DST]]
 // REPORT: gp-fuse-kernels: @heads_merged_back: 0 fusions, 0 buffers removed
-// REPORT-NEXT: 1 extern results written in place of a permuted copy
+// REPORT-NEXT: 1 copies folded into extern calls
 func.func @heads_merged_back(%q: memref<1x2x4x8xf32, #cuda0>) -> memref<1x4x2x8xf32, #cuda0> {
   %scale = arith.constant 0.125 : f64
   %zero = arith.constant 0 : i64
@@ -81,4 +81,42 @@ func.func @kept(%q: memref<1x2x4x8xf32, #cuda0>, %other: memref<1x4x2x8xf32, #cu
     }
   }
   return %a, %da, %db : memref<1x2x4x8xf32, #cuda0>, memref<1x4x2x8xf32, #cuda0>, memref<1x4x2x8xf32, #cuda0>
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// An operand copied from a slice of memory nothing writes (GPT-2's mask, a
+// slice of a buffer parameter): the call reads the slice. A copy of an
+// argument the program also writes is kept.
+// CHECK-LABEL: func.func @mask_slice
+// CHECK-SAME: (%[[Q:.+]]: memref<1x2x4x8xf32, #cuda0>, %[[BIAS:.+]]: memref<16x16xi1, #cuda0>, %[[W:.+]]: memref<16x16xi1, #cuda0>)
+// CHECK: %[[SLICE:.+]] = gp.buffer.slice %[[BIAS]]
+// CHECK-NOT: gp.kernel "copy_mask"
+// CHECK: gp.fallback "gp::attention"(%[[Q]], %[[Q]], %[[Q]], %[[SLICE]],
+// CHECK: gp.kernel "copy_written"
+// CHECK: gp.fallback "gp::attention"(%[[Q]], %[[Q]], %[[Q]], %{{.+}}, {{.*}}memref<4x4xi1, #cuda0>
+// REPORT: gp-fuse-kernels: @mask_slice: 0 fusions, 0 buffers removed
+// REPORT-NEXT: 1 copies folded into extern calls
+func.func @mask_slice(%q: memref<1x2x4x8xf32, #cuda0>, %bias: memref<16x16xi1, #cuda0>, %w: memref<16x16xi1, #cuda0>) -> (memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>) {
+  %scale = arith.constant 0.125 : f64
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %slice = gp.buffer.slice %bias [0, 0] [4, 4] [1, 1] : memref<16x16xi1, #cuda0> to memref<4x4xi1, strided<[16, 1]>, #cuda0>
+  %mask = gp.buffer.alloc() : memref<4x4xi1, #cuda0>
+  gp.kernel "copy_mask" ins(%slice : memref<4x4xi1, strided<[16, 1]>, #cuda0>) outs(%mask : memref<4x4xi1, #cuda0>) {
+  ^bb0(%in: memref<4x4xi1, strided<[16, 1]>, #cuda0>, %o: memref<4x4xi1, #cuda0>):
+    linalg.copy ins(%in : memref<4x4xi1, strided<[16, 1]>, #cuda0>) outs(%o : memref<4x4xi1, #cuda0>)
+  }
+  %a = gp.fallback "gp::attention"(%q, %q, %q, %mask, %scale, %zero, %one) aliases [-] : (memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>, memref<4x4xi1, #cuda0>, f64, i64, i64) -> memref<1x2x4x8xf32, #cuda0>
+  %wslice = gp.buffer.slice %w [0, 0] [4, 4] [1, 1] : memref<16x16xi1, #cuda0> to memref<4x4xi1, strided<[16, 1]>, #cuda0>
+  %wmask = gp.buffer.alloc() : memref<4x4xi1, #cuda0>
+  gp.kernel "copy_written" ins(%wslice : memref<4x4xi1, strided<[16, 1]>, #cuda0>) outs(%wmask : memref<4x4xi1, #cuda0>) {
+  ^bb0(%in: memref<4x4xi1, strided<[16, 1]>, #cuda0>, %o: memref<4x4xi1, #cuda0>):
+    linalg.copy ins(%in : memref<4x4xi1, strided<[16, 1]>, #cuda0>) outs(%o : memref<4x4xi1, #cuda0>)
+  }
+  %b = gp.fallback "gp::attention"(%q, %q, %q, %wmask, %scale, %zero, %one) aliases [-] : (memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>, memref<4x4xi1, #cuda0>, f64, i64, i64) -> memref<1x2x4x8xf32, #cuda0>
+  gp.fallback "mylib::flip"(%w) mutates [0] : (memref<16x16xi1, #cuda0>) -> ()
+  return %a, %b : memref<1x2x4x8xf32, #cuda0>, memref<1x2x4x8xf32, #cuda0>
 }

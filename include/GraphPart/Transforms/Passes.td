@@ -207,7 +207,11 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     nothing but pure ops and allocations between the two, writes that
     buffer through the permuted `gp.buffer.transpose` view instead; the
     copy kernel and the result's deallocations go (attention's result
-    merged back to [B, L, H, E] before the output projection).
+    merged back to [B, L, H, E] before the output projection). Likewise
+    such a call that reads a fresh buffer filled only by a plain copy of a
+    view of memory nothing in the program writes (a slice of a buffer
+    parameter, copied because bufferization gives calls identity layouts)
+    reads the view instead.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
