@@ -127,20 +127,6 @@ bool isAttentionElement(int32_t type) {
          type == GP_RT_ELEMENT_BF16;
 }
 
-/// "f32 rank-4 buffer, f64 scalar, ...": what a call passed, for errors.
-std::string argumentsText(const gpRtExternArg *argInfo, int32_t numArgs) {
-  std::string text = "(";
-  for (int32_t i = 0; i < numArgs; ++i) {
-    const char *type = gpRtElementTypeName(
-        static_cast<gpRtElementType>(argInfo[i].elementType));
-    text += (i ? ", " : "") + std::string(type ? type : "?");
-    text += argInfo[i].kind == GP_RT_EXTERN_ARG_BUFFER
-                ? " rank-" + std::to_string(argInfo[i].rank) + " buffer"
-                : std::string(" scalar");
-  }
-  return text + ")";
-}
-
 //===----------------------------------------------------------------------===//
 // Arguments to kernel parameters
 //===----------------------------------------------------------------------===//
@@ -562,7 +548,7 @@ gpRtStatus selectAttention(const gpRtExternArg *argInfo, int32_t numArgs,
         ": q, k, v and out buffers of one rank, 3 or 4, and one element "
         "type, f32, f16 or bf16; a mask of rank up to 4, i1, f32 or q's "
         "type; an f64 and two i64 scalars; got " +
-        argumentsText(argInfo, numArgs));
+        externArgumentsText(argInfo, numArgs));
   fn = attention;
   return GP_RT_SUCCESS;
 }

@@ -187,6 +187,20 @@ gpRtStatus gp::rt::checkExternStatement(const ExternStatement &statement) {
   return GP_RT_SUCCESS;
 }
 
+std::string gp::rt::externArgumentsText(const gpRtExternArg *argInfo,
+                                        int32_t numArgs) {
+  std::string text = "(";
+  for (int32_t i = 0; i < numArgs; ++i) {
+    const char *type = gpRtElementTypeName(
+        static_cast<gpRtElementType>(argInfo[i].elementType));
+    text += (i ? ", " : "") + std::string(type ? type : "?");
+    text += argInfo[i].kind == GP_RT_EXTERN_ARG_BUFFER
+                ? " rank-" + std::to_string(argInfo[i].rank) + " buffer"
+                : std::string(" scalar");
+  }
+  return text + ")";
+}
+
 extern "C" {
 
 GP_RT_EXPORT gpRtStatus gpRtRegisterExtern(const gpRtExternSpec *spec) {

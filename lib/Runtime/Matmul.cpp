@@ -28,20 +28,6 @@ namespace {
 // Arguments
 //===----------------------------------------------------------------------===//
 
-/// "f32 rank-2 buffer, i64 scalar, ...": what a call passed, for errors.
-std::string argumentsText(const gpRtExternArg *argInfo, int32_t numArgs) {
-  std::string text = "(";
-  for (int32_t i = 0; i < numArgs; ++i) {
-    const char *type = gpRtElementTypeName(
-        static_cast<gpRtElementType>(argInfo[i].elementType));
-    text += (i ? ", " : "") + std::string(type ? type : "?");
-    text += argInfo[i].kind == GP_RT_EXTERN_ARG_BUFFER
-                ? " rank-" + std::to_string(argInfo[i].rank) + " buffer"
-                : std::string(" scalar");
-  }
-  return text + ")";
-}
-
 gpRtStatus argumentCount(const char *op, const char *signature, void **args,
                          int32_t numArgs, int32_t expected) {
   if (numArgs != expected || !args)
@@ -93,7 +79,7 @@ gpRtStatus gpMatmul(gpRtStream *stream, void **args,
         GP_RT_ERROR_INVALID_ARGUMENT,
         std::string(kGpMatmul) + ": elementType " +
             gpRtElementTypeName(static_cast<gpRtElementType>(typeCode)) +
-            " but the buffers are " + argumentsText(argInfo, numArgs));
+            " but the buffers are " + externArgumentsText(argInfo, numArgs));
   if (accumulate != 0 && accumulate != 1)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(kGpMatmul) + ": accumulate is " +
@@ -258,7 +244,7 @@ gpRtStatus selectGpMatmul(const gpRtExternArg *argInfo, int32_t numArgs,
                     " takes A, B and C as buffers of one rank, 2 or 3, and one "
                     "element type, f32, f16 or bf16, then two int64 values; "
                     "got " +
-                    argumentsText(argInfo, numArgs));
+                    externArgumentsText(argInfo, numArgs));
   fn = rank == 2 ? gpMatmul<2> : gpMatmul<3>;
   return GP_RT_SUCCESS;
 }
@@ -279,7 +265,7 @@ gpRtStatus selectAtenMatmul(const gpRtExternArg *argInfo, int32_t numArgs,
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(op) + " takes rank-" + std::to_string(Rank) +
                     " buffers of one element type, f32, f16 or bf16; got " +
-                    argumentsText(argInfo, numArgs));
+                    externArgumentsText(argInfo, numArgs));
   fn = atenMatmul<Rank>;
   return GP_RT_SUCCESS;
 }
@@ -301,7 +287,7 @@ gpRtStatus selectAtenAddmm(const gpRtExternArg *argInfo, int32_t numArgs,
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "aten::addmm takes f32 buffers: a bias of rank 0 to 2 and "
                 "rank-2 A, B and C; got " +
-                    argumentsText(argInfo, numArgs));
+                    externArgumentsText(argInfo, numArgs));
   fn = biasRank == 0   ? atenAddmm<0>
        : biasRank == 1 ? atenAddmm<1>
                        : atenAddmm<2>;

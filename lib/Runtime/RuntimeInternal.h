@@ -51,6 +51,9 @@ void setStreamLibraryRelease(gpRtStream *stream, void (*release)(void *));
 void markFixedAddresses(gpRtStream *stream, std::string reason);
 /// Host backend: records `fn(stream, copies of args)` into the graph being
 /// captured on `stream`.
+/// "(f32 rank-2 buffer, i64 scalar, ...)": what an extern call passed, for
+/// the built-ins' errors.
+std::string externArgumentsText(const gpRtExternArg *argInfo, int32_t numArgs);
 gpRtStatus recordHostExtern(gpRtStream *stream, gpRtExternFn fn, void **args,
                             const gpRtExternArg *argInfo, int32_t numArgs);
 

@@ -148,38 +148,20 @@ protected:
     for (Tensor &input : inputs)
       tensors.push_back(&input);
     tensors.push_back(&out);
+    gp::test::TensorsInProgram placed(program, tensors);
     Call body;
+    body.descriptors = placed.descriptors;
+    body.types = placed.types;
     body.masked = mask != nullptr;
     body.into = into;
     body.scale = options.scale;
     body.causal = options.causal;
     body.zeroFullyMasked = options.zeroFullyMasked;
-    std::vector<void *> memory;
-    for (Tensor *t : tensors) {
-      void *block = nullptr;
-      EXPECT_EQ(gpRtProgramAllocate(program, t->bytes.size(), &block),
-                GP_RT_SUCCESS);
-      EXPECT_EQ(
-          gpRtCopyToProgram(program, block, t->bytes.data(), t->bytes.size()),
-          GP_RT_SUCCESS);
-      memory.push_back(block);
-      auto address = static_cast<int64_t>(reinterpret_cast<intptr_t>(block));
-      std::vector<int64_t> words = {address, address, t->offset};
-      words.insert(words.end(), t->sizes.begin(), t->sizes.end());
-      words.insert(words.end(), t->strides.begin(), t->strides.end());
-      body.descriptors.push_back(std::move(words));
-      body.types.push_back(t->type);
-    }
     gpRtStatus status = GP_RT_SUCCESS;
     for (int run = 0; run < runs && status == GP_RT_SUCCESS; ++run)
       status = gpRtRunPartition(program, partition, nullptr, Call::run, &body);
     error = status ? gpRtGetLastError() : "";
-    EXPECT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
-    EXPECT_EQ(gpRtCopyFromProgram(program, out.bytes.data(), memory.back(),
-                                  out.bytes.size()),
-              GP_RT_SUCCESS);
-    for (void *block : memory)
-      EXPECT_EQ(gpRtProgramFree(program, block), GP_RT_SUCCESS);
+    placed.readBack();
     return status;
   }
 
@@ -368,8 +350,6 @@ TEST_P(AttentionTest, BadCallsAreRefused) {
 INSTANTIATE_TEST_SUITE_P(Backends, AttentionTest,
                          ::testing::Values(GP_RT_BACKEND_HOST,
                                            GP_RT_BACKEND_CUDA),
-                         [](const auto &info) {
-                           return std::string(gpRtBackendName(info.param));
-                         });
+                         gp::test::backendTestName);
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "AddI64Ptx.h"
 #include "ExternTestSupport.h"
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "TensorTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -462,8 +463,6 @@ TEST(ExternRegistration, UnknownFlagsAreAnError) {
 INSTANTIATE_TEST_SUITE_P(Backends, BindingTest,
                          ::testing::Values(GP_RT_BACKEND_HOST,
                                            GP_RT_BACKEND_CUDA),
-                         [](const auto &info) {
-                           return std::string(gpRtBackendName(info.param));
-                         });
+                         gp::test::backendTestName);
 
 } // namespace

@@ -34,7 +34,6 @@ using gp::test::encode;
 using gp::test::Tensor;
 using gp::test::tensor;
 
-
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// How far a result may be from the exact one: f32 sums of quarters are
@@ -150,34 +149,13 @@ protected:
     if (partition < 0)
       partition = target ? 1 : 0;
     target = target ? target : program;
-    Call body{name, {}, std::move(scalars), {}};
-    std::vector<void *> memory;
-    for (Tensor *t : tensors) {
-      void *block = nullptr;
-      EXPECT_EQ(gpRtProgramAllocate(target, t->bytes.size(), &block),
-                GP_RT_SUCCESS);
-      EXPECT_EQ(
-          gpRtCopyToProgram(target, block, t->bytes.data(), t->bytes.size()),
-          GP_RT_SUCCESS);
-      memory.push_back(block);
-      auto address = static_cast<int64_t>(reinterpret_cast<intptr_t>(block));
-      std::vector<int64_t> words = {address, address, t->offset};
-      words.insert(words.end(), t->sizes.begin(), t->sizes.end());
-      words.insert(words.end(), t->strides.begin(), t->strides.end());
-      body.descriptors.push_back(std::move(words));
-      body.types.push_back(t->type);
-    }
+    gp::test::TensorsInProgram placed(target, std::move(tensors));
+    Call body{name, placed.descriptors, std::move(scalars), placed.types};
     gpRtStatus status = GP_RT_SUCCESS;
     for (int run = 0; run < runs && status == GP_RT_SUCCESS; ++run)
       status = gpRtRunPartition(target, partition, nullptr, Call::run, &body);
     error = status ? gpRtGetLastError() : "";
-    EXPECT_EQ(gpRtProgramSynchronize(target), GP_RT_SUCCESS);
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      EXPECT_EQ(gpRtCopyFromProgram(target, tensors[i]->bytes.data(), memory[i],
-                                    tensors[i]->bytes.size()),
-                GP_RT_SUCCESS);
-      EXPECT_EQ(gpRtProgramFree(target, memory[i]), GP_RT_SUCCESS);
-    }
+    placed.readBack();
     return status;
   }
 
@@ -672,8 +650,6 @@ TEST_P(MatmulTest, CapturedAndReplayed) {
 INSTANTIATE_TEST_SUITE_P(Backends, MatmulTest,
                          ::testing::Values(GP_RT_BACKEND_HOST,
                                            GP_RT_BACKEND_CUDA),
-                         [](const auto &info) {
-                           return std::string(gpRtBackendName(info.param));
-                         });
+                         gp::test::backendTestName);
 
 } // namespace

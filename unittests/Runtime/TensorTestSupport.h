@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gp::test {
@@ -173,6 +174,55 @@ inline Tensor dense(gpRtElementType type, std::vector<int64_t> sizes,
     stride *= std::max<int64_t>(1, sizes[d]);
   }
   return tensor(type, std::move(sizes), std::move(strides), 0, seed, fill);
+}
+
+/// Tensors copied into a program's memory for a call: each one's memref
+/// descriptor words (allocated, aligned, offset, sizes, strides) as
+/// compiled code passes them; readBack() synchronizes, copies every tensor
+/// back and frees the memory.
+class TensorsInProgram {
+public:
+  TensorsInProgram(gpRtProgram *program, std::vector<Tensor *> tensors)
+      : program(program), tensors(std::move(tensors)) {
+    for (Tensor *t : this->tensors) {
+      void *block = nullptr;
+      EXPECT_EQ(gpRtProgramAllocate(program, t->bytes.size(), &block),
+                GP_RT_SUCCESS);
+      EXPECT_EQ(
+          gpRtCopyToProgram(program, block, t->bytes.data(), t->bytes.size()),
+          GP_RT_SUCCESS);
+      memory.push_back(block);
+      auto address = static_cast<int64_t>(reinterpret_cast<intptr_t>(block));
+      std::vector<int64_t> words = {address, address, t->offset};
+      words.insert(words.end(), t->sizes.begin(), t->sizes.end());
+      words.insert(words.end(), t->strides.begin(), t->strides.end());
+      descriptors.push_back(std::move(words));
+      types.push_back(t->type);
+    }
+  }
+  void readBack() {
+    EXPECT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      EXPECT_EQ(gpRtCopyFromProgram(program, tensors[i]->bytes.data(),
+                                    memory[i], tensors[i]->bytes.size()),
+                GP_RT_SUCCESS);
+      EXPECT_EQ(gpRtProgramFree(program, memory[i]), GP_RT_SUCCESS);
+    }
+  }
+
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<gpRtElementType> types;
+
+private:
+  gpRtProgram *program;
+  std::vector<Tensor *> tensors;
+  std::vector<void *> memory;
+};
+
+/// Names a backend-parameterized test's instances "host" and "cuda".
+inline std::string
+backendTestName(const ::testing::TestParamInfo<gpRtBackend> &info) {
+  return gpRtBackendName(info.param);
 }
 
 } // namespace gp::test
