@@ -192,16 +192,7 @@ protected:
             ASSERT_NEAR(got, expected, tolerance(out.type, expected))
                 << "at [" << b << ", " << h << ", " << i << ", " << e << "]";
           }
-    std::vector<bool> inView(out.bytes.size() / bytesOf(out.type));
-    for (int64_t at : out.positions())
-      inView[at] = true;
-    int64_t bytes = bytesOf(out.type);
-    for (size_t at = 0; at < inView.size(); ++at)
-      if (!inView[at])
-        ASSERT_EQ(std::memcmp(&out.bytes[at * bytes], &result.bytes[at * bytes],
-                              bytes),
-                  0)
-            << "out's buffer changed outside the view at element " << at;
+    gp::test::expectUnchangedOutsideView(out, result, "out");
   }
 
   /// The call fails with GP_RT_ERROR_INVALID_ARGUMENT saying `message`.

@@ -67,16 +67,7 @@ void expectProduct(const Tensor &a, const Tensor &b, const Tensor &before,
         ASSERT_NEAR(got, expected, tolerance(before.type, expected))
             << "at [" << t << ", " << i << ", " << j << "]";
       }
-  std::vector<bool> inView(before.bytes.size() / bytesOf(before.type));
-  for (int64_t at : before.positions())
-    inView[at] = true;
-  int64_t bytes = bytesOf(before.type);
-  for (size_t at = 0; at < inView.size(); ++at)
-    if (!inView[at])
-      ASSERT_EQ(std::memcmp(&before.bytes[at * bytes], &after.bytes[at * bytes],
-                            bytes),
-                0)
-          << "C's buffer changed outside the view at element " << at;
+  gp::test::expectUnchangedOutsideView(before, after, "C");
 }
 
 /// C = A B (+ C's old values when accumulating).

@@ -176,6 +176,22 @@ inline Tensor dense(gpRtElementType type, std::vector<int64_t> sizes,
   return tensor(type, std::move(sizes), std::move(strides), 0, seed, fill);
 }
 
+/// Fails unless `after`'s buffer holds what `before`'s did everywhere
+/// outside the view (a write past a view's elements), naming `name`.
+inline void expectUnchangedOutsideView(const Tensor &before,
+                                       const Tensor &after, const char *name) {
+  std::vector<bool> inView(before.bytes.size() / bytesOf(before.type));
+  for (int64_t at : before.positions())
+    inView[at] = true;
+  int64_t bytes = bytesOf(before.type);
+  for (size_t at = 0; at < inView.size(); ++at)
+    if (!inView[at])
+      ASSERT_EQ(std::memcmp(&before.bytes[at * bytes], &after.bytes[at * bytes],
+                            bytes),
+                0)
+          << name << "'s buffer changed outside the view at element " << at;
+}
+
 /// Tensors copied into a program's memory for a call: each one's memref
 /// descriptor words (allocated, aligned, offset, sizes, strides) as
 /// compiled code passes them; readBack() synchronizes, copies every tensor
