@@ -157,12 +157,7 @@ protected:
     body.scale = options.scale;
     body.causal = options.causal;
     body.zeroFullyMasked = options.zeroFullyMasked;
-    gpRtStatus status = GP_RT_SUCCESS;
-    for (int run = 0; run < runs && status == GP_RT_SUCCESS; ++run)
-      status = gpRtRunPartition(program, partition, nullptr, Call::run, &body);
-    error = status ? gpRtGetLastError() : "";
-    placed.readBack();
-    return status;
+    return placed.run(partition, Call::run, &body, runs, error);
   }
 
   /// Runs the call and compares every element of out with the reference,

@@ -142,12 +142,7 @@ protected:
     target = target ? target : program;
     gp::test::TensorsInProgram placed(target, std::move(tensors));
     Call body{name, placed.descriptors, std::move(scalars), placed.types};
-    gpRtStatus status = GP_RT_SUCCESS;
-    for (int run = 0; run < runs && status == GP_RT_SUCCESS; ++run)
-      status = gpRtRunPartition(target, partition, nullptr, Call::run, &body);
-    error = status ? gpRtGetLastError() : "";
-    placed.readBack();
-    return status;
+    return placed.run(partition, Call::run, &body, runs, error);
   }
 
   /// gp::matmul(A, B, C, type, accumulate) on copies; checks the result.

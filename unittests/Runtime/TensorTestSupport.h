@@ -216,6 +216,17 @@ public:
       types.push_back(t->type);
     }
   }
+  /// Runs `partition` with `body` up to `runs` times (until one fails),
+  /// then reads the tensors back; `error` is the failure's message.
+  gpRtStatus run(int32_t partition, gpRtPartitionBody body, void *data,
+                 int runs, std::string &error) {
+    gpRtStatus status = GP_RT_SUCCESS;
+    for (int i = 0; i < runs && status == GP_RT_SUCCESS; ++i)
+      status = gpRtRunPartition(program, partition, nullptr, body, data);
+    error = status ? gpRtGetLastError() : "";
+    readBack();
+    return status;
+  }
   void readBack() {
     EXPECT_EQ(gpRtProgramSynchronize(program), GP_RT_SUCCESS);
     for (size_t i = 0; i < tensors.size(); ++i) {
