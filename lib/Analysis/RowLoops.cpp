@@ -30,6 +30,31 @@ bool mlir::gp::isRowAccess(AffineMap map, unsigned rows) {
   return true;
 }
 
+std::optional<unsigned>
+mlir::gp::getRowAccessResults(AffineMap map, ArrayRef<int64_t> rowSizes) {
+  unsigned rows = rowSizes.size();
+  unsigned next = 0; // the first result not matched to a row loop yet
+  for (unsigned dim = 0; dim < rows; ++dim) {
+    AffineExpr result =
+        next < map.getNumResults() ? map.getResult(next) : AffineExpr();
+    if (result && result == getAffineDimExpr(dim, map.getContext())) {
+      ++next;
+      continue;
+    }
+    if (rowSizes[dim] != 1)
+      return std::nullopt;
+    // A unit row loop: a constant 0 in its place, or nothing.
+    if (auto constant = dyn_cast_or_null<AffineConstantExpr>(result);
+        constant && constant.getValue() == 0)
+      ++next;
+  }
+  for (AffineExpr result : map.getResults().drop_front(next))
+    for (unsigned dim = 0; dim < rows; ++dim)
+      if (result.isFunctionOfDim(dim))
+        return std::nullopt;
+  return next;
+}
+
 std::optional<unsigned> mlir::gp::getReductionRows(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned rows = 0;
@@ -63,11 +88,13 @@ bool mlir::gp::worksOnRows(linalg::LinalgOp op, unsigned rows,
       return false;
   }
   bool reduction = op.getNumReductionLoops() > 0;
+  ArrayRef<int64_t> opRowSizes = ArrayRef(*sizes).take_front(rows);
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
     // A reduction writes one element per row: its output is indexed by
     // the row loops alone.
-    if (!isRowAccess(map, rows) || (reduction && map.getNumResults() != rows))
+    std::optional<unsigned> rowResults = getRowAccessResults(map, opRowSizes);
+    if (!rowResults || (reduction && map.getNumResults() != *rowResults))
       return false;
   }
   return true;
@@ -79,11 +106,14 @@ bool mlir::gp::rowsAreIndependent(ArrayRef<linalg::LinalgOp> ops,
   for (linalg::LinalgOp op : ops)
     for (Value init : op.getDpsInits())
       written.insert(init);
-  for (linalg::LinalgOp op : ops)
+  for (linalg::LinalgOp op : ops) {
+    ArrayRef<int64_t> rowSizes =
+        ArrayRef(op.getStaticLoopRanges()).take_front(rows);
     for (OpOperand &operand : op->getOpOperands())
       if (written.contains(operand.get()) &&
-          !isRowAccess(op.getMatchingIndexingMap(&operand), rows))
+          !getRowAccessResults(op.getMatchingIndexingMap(&operand), rowSizes))
         return false;
+  }
   return true;
 }
 
@@ -100,6 +130,10 @@ bool mlir::gp::shareRowSizes(ArrayRef<linalg::LinalgOp> ops, unsigned rows) {
   llvm::DenseMap<Value, unsigned> firstRowReader;
   for (auto [position, constOp] : llvm::enumerate(ops)) {
     linalg::LinalgOp op = constOp;
+    // The row sizes are read off such a buffer (a unit row loop left out
+    // of every map leaves none).
+    if (!getRowSizeSource(op, rows))
+      return false;
     classes.insert(position);
     for (OpOperand &operand : op->getOpOperands()) {
       if (!isa<MemRefType>(operand.get().getType()) ||

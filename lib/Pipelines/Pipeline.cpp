@@ -48,7 +48,8 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   pm.addPass(createGPPartitionPass(partition));
   if (options.fuse)
     pm.addPass(createGPFuseKernelsPass(
-        {options.report, options.fuseRows, options.fuseDuplicate}));
+        {options.report, options.fuseRows, options.fuseDuplicate,
+         options.fuseSiblings}));
   GPPlanMemoryPassOptions plan;
   plan.report = options.report;
   plan.reportFile = options.reportFile;

@@ -289,6 +289,13 @@ struct GPFuseKernelsPass
           rows ? fusion::mergeRowKernels(func, report ? &mergeLog : nullptr)
                : 0;
       numRowMerges += merged;
+      std::string siblingMerges;
+      llvm::raw_string_ostream siblingLog(siblingMerges);
+      unsigned mergedSiblings =
+          siblings ? fusion::mergeSiblingKernels(
+                         func, report ? &siblingLog : nullptr)
+                   : 0;
+      numSiblingMerges += mergedSiblings;
       if (report) {
         writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
                     std::to_string(fused) + " fusions, " +
@@ -296,6 +303,10 @@ struct GPFuseKernelsPass
         if (merged)
           writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
                       std::to_string(merged) + " row merges\n" + merges);
+        if (mergedSiblings)
+          writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
+                      std::to_string(mergedSiblings) + " sibling merges\n" +
+                      siblingMerges);
       }
     }
   }

@@ -140,6 +140,12 @@ bool isIndexView(Operation *op);
 /// returns the number of merges.
 unsigned mergeRowKernels(FunctionOpInterface func, llvm::raw_ostream *log);
 
+/// Merges pairs of independent elementwise kernels over the same loop
+/// ranges (SiblingMerging.cpp) in every partition body of `func` (or its
+/// blocks) until none is left, logging each merge to `log` when given;
+/// returns the number of merges.
+unsigned mergeSiblingKernels(FunctionOpInterface func, llvm::raw_ostream *log);
+
 } // namespace mlir::gp::fusion
 
 #endif // GRAPHPART_LIB_TRANSFORMS_KERNELFUSION_H

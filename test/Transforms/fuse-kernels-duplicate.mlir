@@ -1,7 +1,7 @@
-// RUN: gp-opt %s -split-input-file --gp-fuse-kernels=rows=0 | FileCheck %s
-// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='report rows=0' -o /dev/null 2>&1 \
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='rows=0 siblings=0' | FileCheck %s
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='report rows=0 siblings=0' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REPORT
-// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='rows=0 duplicate=0' | FileCheck %s --check-prefix=OFF
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='rows=0 duplicate=0 siblings=0' | FileCheck %s --check-prefix=OFF
 
 // gp-fuse-kernels duplicate: a cheap producer (at most 4 payload ops)
 // whose buffer several elementwise kernels read is computed again in each

@@ -335,3 +335,107 @@ func.func @output_on_reduced_loop(%x: memref<4x16xf32, #cuda0>, %y: memref<4x16x
   }
   return
 }
+
+// -----
+
+// A layer norm over a batch of one: the row space is [1, 64] and the
+// bufferized program drops the unit loop where it indexes a buffer of its
+// own (a [64, 768] residual read as (d1, d2), a [1, 64] sum as (d0, d1)
+// or (0, d1)). d0 is always 0, so every access stays in its row: the
+// three kernels become one.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#m2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row0 = affine_map<(d0, d1, d2) -> (0, d1)>
+// REPORT: gp-fuse-kernels: @unit_batch_layer_norm: 2 row merges
+// CHECK-LABEL: func.func @unit_batch_layer_norm
+// CHECK: gp.kernel "residual_mean_variance_normalize" noalias
+// CHECK-NOT: gp.kernel
+// CHECK: return
+func.func @unit_batch_layer_norm(%x: memref<1x64x768xf32, #cuda0>, %y: memref<64x768xf32, #cuda0>, %w: memref<768xf32, #cuda0>, %out: memref<1x64x768xf32, #cuda0>, %res: memref<1x64x768xf32, #cuda0>) {
+  %sum = gp.buffer.alloc() : memref<1x64xf32, #cuda0>
+  gp.kernel "residual_mean" ins(%x, %y : memref<1x64x768xf32, #cuda0>, memref<64x768xf32, #cuda0>) outs(%res, %sum : memref<1x64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>) {
+  ^bb0(%a0: memref<1x64x768xf32, #cuda0>, %a1: memref<64x768xf32, #cuda0>, %a3: memref<1x64x768xf32, #cuda0>, %a4: memref<1x64xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #m2, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a0, %a1 : memref<1x64x768xf32, #cuda0>, memref<64x768xf32, #cuda0>) outs(%a3 : memref<1x64x768xf32, #cuda0>) {
+    ^bb0(%in: f32, %in1: f32, %o: f32):
+      %0 = arith.addf %in, %in1 : f32
+      linalg.yield %0 : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%a4 : memref<1x64xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a3 : memref<1x64x768xf32, #cuda0>) outs(%a4 : memref<1x64xf32, #cuda0>) {
+    ^bb0(%in: f32, %o: f32):
+      %0 = arith.addf %in, %o : f32
+      linalg.yield %0 : f32
+    }
+  }
+  %centered = gp.buffer.alloc() : memref<64x768xf32, #cuda0>
+  %sq = gp.buffer.alloc() : memref<1x64xf32, #cuda0>
+  gp.kernel "variance" ins(%res, %sum : memref<1x64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>) outs(%centered, %sq : memref<64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>) {
+  ^bb0(%a0: memref<1x64x768xf32, #cuda0>, %a1: memref<1x64xf32, #cuda0>, %a2: memref<64x768xf32, #cuda0>, %a3: memref<1x64xf32, #cuda0>):
+    %n = arith.constant 7.680000e+02 : f32
+    linalg.generic {indexing_maps = [#id, #row0, #m2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a0, %a1 : memref<1x64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>) outs(%a2 : memref<64x768xf32, #cuda0>) {
+    ^bb0(%in: f32, %in1: f32, %o: f32):
+      %0 = arith.divf %in1, %n : f32
+      %1 = arith.subf %in, %0 : f32
+      linalg.yield %1 : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%a3 : memref<1x64xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#m2, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a2 : memref<64x768xf32, #cuda0>) outs(%a3 : memref<1x64xf32, #cuda0>) {
+    ^bb0(%in: f32, %o: f32):
+      %0 = arith.mulf %in, %in : f32
+      %1 = arith.addf %0, %o : f32
+      linalg.yield %1 : f32
+    }
+  }
+  gp.kernel "normalize" ins(%w, %centered, %sq : memref<768xf32, #cuda0>, memref<64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>) outs(%out : memref<1x64x768xf32, #cuda0>) {
+  ^bb0(%a0: memref<768xf32, #cuda0>, %a2: memref<64x768xf32, #cuda0>, %a3: memref<1x64xf32, #cuda0>, %a4: memref<1x64x768xf32, #cuda0>):
+    %n = arith.constant 7.680000e+02 : f32
+    linalg.generic {indexing_maps = [#m2, #row0, #col, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a2, %a3, %a0 : memref<64x768xf32, #cuda0>, memref<1x64xf32, #cuda0>, memref<768xf32, #cuda0>) outs(%a4 : memref<1x64x768xf32, #cuda0>) {
+    ^bb0(%in: f32, %in1: f32, %in2: f32, %o: f32):
+      %0 = arith.divf %in1, %n : f32
+      %1 = math.rsqrt %0 : f32
+      %2 = arith.mulf %in, %1 : f32
+      %3 = arith.mulf %2, %in2 : f32
+      linalg.yield %3 : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Not merged: with a batch of two the row space is [2, 8], and reading the
+// written [8, 16] buffer as (d1, d2) reads the same elements from both
+// batches' rows.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#m2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @batch_rows_share_a_buffer
+// CHECK: gp.kernel "centre" ins
+// CHECK: gp.kernel "norm" ins
+func.func @batch_rows_share_a_buffer(%x: memref<2x8x16xf32, #cuda0>, %t: memref<8x16xf32, #cuda0>, %s: memref<2x8xf32, #cuda0>) {
+  gp.kernel "centre" ins(%x : memref<2x8x16xf32, #cuda0>) outs(%t : memref<8x16xf32, #cuda0>) {
+  ^bb0(%a: memref<2x8x16xf32, #cuda0>, %o: memref<8x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #m2], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%a : memref<2x8x16xf32, #cuda0>) outs(%o : memref<8x16xf32, #cuda0>) {
+    ^bb0(%v: f32, %out: f32):
+      %r = arith.addf %v, %v : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "norm" ins(%t : memref<8x16xf32, #cuda0>) outs(%s : memref<2x8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x16xf32, #cuda0>, %o: memref<2x8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#m2, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a : memref<8x16xf32, #cuda0>) outs(%o : memref<2x8xf32, #cuda0>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

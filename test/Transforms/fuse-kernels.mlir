@@ -1,5 +1,5 @@
-// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='rows=0 duplicate=0' | FileCheck %s
-// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='report rows=0 duplicate=0' -o /dev/null 2>&1 \
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='rows=0 duplicate=0 siblings=0' | FileCheck %s
+// RUN: gp-opt %s -split-input-file --gp-fuse-kernels='report rows=0 duplicate=0 siblings=0' -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REPORT
 
 // gp-fuse-kernels: a producer kernel whose output only feeds one consumer

@@ -27,6 +27,16 @@ std::optional<SmallVector<int64_t>> getLoopSizes(linalg::LinalgOp op);
 /// loops in order, and no other result uses one.
 bool isRowAccess(AffineMap map, unsigned rows);
 
+/// How many leading results of `map` (over loops whose first
+/// `rowSizes.size()` are the row loops, of those sizes) address the row,
+/// when `map` reads or writes only the row's own elements; nothing
+/// otherwise. As isRowAccess, except that a row loop of extent 1 may be
+/// written as 0 or left out (it is always 0): a [1, L] row space indexes
+/// an [L, N] buffer as (d1, d2) and a [1, L] one as (0, d1), as
+/// bufferized PyTorch programs with a batch of one do.
+std::optional<unsigned> getRowAccessResults(AffineMap map,
+                                            ArrayRef<int64_t> rowSizes);
+
 /// The row loops of a reduction: its parallel loops, when they all come
 /// before its reduction loops.
 std::optional<unsigned> getReductionRows(linalg::LinalgOp op);
@@ -41,14 +51,16 @@ bool worksOnRows(linalg::LinalgOp op, unsigned rows,
 
 /// Whether `ops`, run in order a row at a time, give what they give run
 /// one after the other: a buffer any op writes is read and written by all
-/// of them only at their own row (distinct values are distinct memory).
+/// of them only at their own row (getRowAccessResults; distinct values are
+/// distinct memory).
 bool rowsAreIndependent(ArrayRef<linalg::LinalgOp> ops, unsigned rows);
 
 /// Whether `ops`, each working on `rows` leading row loops of the same
 /// static-or-dynamic sizes (worksOnRows), certainly have the same row
 /// sizes: static ones are compared, and with dynamic ones every op is
 /// linked to the others through buffers that both index by their rows
-/// (linalg takes an op's loop sizes from its operands' sizes).
+/// (linalg takes an op's loop sizes from its operands' sizes), and each
+/// has such a buffer (getRowSizeSource).
 bool shareRowSizes(ArrayRef<linalg::LinalgOp> ops, unsigned rows);
 
 /// A buffer operand of `op` whose first `rows` dimensions are `op`'s row

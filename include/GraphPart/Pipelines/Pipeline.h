@@ -58,6 +58,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("With fuse: compute a cheap producer again in each of "
                      "several consumers (gp-fuse-kernels duplicate)"),
       llvm::cl::init(true)};
+  Option<bool> fuseSiblings{
+      *this, "fuse-siblings",
+      llvm::cl::desc("With fuse: merge independent elementwise kernels over "
+                     "the same loop ranges into one (gp-fuse-kernels "
+                     "siblings)"),
+      llvm::cl::init(true)};
   Option<bool> cudagraphOrError{
       *this, "cudagraph-or-error",
       llvm::cl::desc("Fail on any op that cannot be captured"),

@@ -212,6 +212,19 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     view of memory nothing in the program writes (a slice of a buffer
     parameter, copied because bufferization gives calls identity layouts)
     reads the view instead.
+
+    Last (option `siblings`), independent elementwise kernels share a
+    launch: two kernels A and B (A before B, at most 16 ops apart) become
+    one kernel where B was when both bodies are one `linalg.generic` (and
+    pure scalar ops) with parallel loops only, over the same static loop
+    ranges; they are on one device and neither is `noalias`; and no op
+    after A up to and including B depends on A (`Dependences.h`: B reads
+    nothing A writes and writes nothing A reads or writes, through
+    possibly aliasing memory, and A's work may move down to B). The merged
+    kernel's one generic has A's inputs then B's, A's outputs then B's,
+    and both payloads: the query, key and value heads split from one
+    projection (three kernels reading one buffer) or written by three
+    projections become one launch. Merging repeats until nothing changes.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
@@ -225,6 +238,9 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     Option<"duplicate", "duplicate", "bool", "true",
            "Compute a cheap producer (at most 4 payload ops) again in "
            "each of several consumers">,
+    Option<"siblings", "siblings", "bool", "true",
+           "Merge independent elementwise kernels over the same loop "
+           "ranges into one kernel">,
   ];
   let statistics = [
     Statistic<"numFused", "kernels-fused",
@@ -233,6 +249,8 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
               "Intermediate buffers no longer allocated">,
     Statistic<"numRowMerges", "row-merges",
               "Kernels merged into row kernels">,
+    Statistic<"numSiblingMerges", "sibling-merges",
+              "Independent elementwise kernels merged into one">,
   ];
 }
 

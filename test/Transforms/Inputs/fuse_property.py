@@ -319,13 +319,18 @@ def main():
 
     unfused = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse=0"]))
     # The model is the elementwise rule with one reader per producer; row
-    # merges and producers computed again in several readers are checked
-    # by the results below, which are compiled with them.
-    fused = kernels_per_function(
-        run([args.opt, module, "--gp-pipeline=fuse-rows=0 fuse-duplicate=0"]))
-    duplicated = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse-rows=0"]))
+    # merges, producers computed again in several readers and siblings
+    # sharing a kernel are checked by the results below, which are compiled
+    # with them.
+    fused = kernels_per_function(run(
+        [args.opt, module, "--gp-pipeline=fuse-rows=0 fuse-duplicate=0 fuse-siblings=0"]))
+    duplicated = kernels_per_function(
+        run([args.opt, module, "--gp-pipeline=fuse-rows=0 fuse-siblings=0"]))
     if sum(duplicated.values()) > sum(fused.values()):
         sys.exit("FAIL: computing producers again in several readers added kernels")
+    siblings = kernels_per_function(run([args.opt, module, "--gp-pipeline=fuse-rows=0"]))
+    if sum(siblings.values()) > sum(duplicated.values()):
+        sys.exit("FAIL: merging sibling kernels added kernels")
     for p in programs:
         expected = p.predicted_kernels()
         if unfused[p.name] != len(p.kernels):
@@ -366,7 +371,8 @@ def main():
             sys.exit(f"FAIL: @{p.name}: fused results differ from unfused ones (see {args.work})")
         compared += len(outputs["fused"])
     print(f"{args.count} random chains: {total_unfused} kernels, {total_fused} after fusion, "
-          f"{sum(duplicated.values())} with producers computed in several readers; "
+          f"{sum(duplicated.values())} with producers computed in several readers, "
+          f"{sum(siblings.values())} with siblings merged; "
           f"{compared} results identical with and without fusion")
 
 
