@@ -5,8 +5,8 @@ unbind, constant padding, flip, repeat, and the ops that are their operand
 elements; which ops alias their operand, for in-place writes, is VIEW_OPS
 in ops/__init__.py.
 """
-from .common import (Value, dims_arg, divide, from_product, is_static, literal,
-                     normal_dim, product, tensor_type)
+from .common import (HALF_TYPES, Value, dims_arg, divide, from_product,
+                     is_static, literal, normal_dim, product, tensor_type)
 
 
 def view(c, args, kwargs):
@@ -185,6 +185,10 @@ def cat(c, args, kwargs):
                       args[1] if len(args) > 1 else kwargs.get("dim", 0))
 
 
+# Most pieces a cat reads per output element when it is one elementwise op.
+CAT_MAX_SELECTED = 4
+
+
 def cat_values(c, tensors, dim):
     elem = tensors[0].elem
     tensors = [c.cast(t, elem) for t in tensors]
@@ -194,6 +198,9 @@ def cat_values(c, tensors, dim):
     if not all(is_static(t.shape[dim]) for t in tensors):
         raise c.error("cat along a symbolic dimension is not supported")
     shape[dim] = sum(t.shape[dim] for t in tensors)
+    pieces = [t for t in tensors if t.shape[dim] != 0]
+    if 2 <= len(pieces) <= CAT_MAX_SELECTED:
+        return cat_selected(c, pieces, dim, shape)
     device = c.device_of(tensors)
     current, offset = c.empty(shape, elem, device), 0
     for t in tensors:
@@ -206,6 +213,43 @@ def cat_values(c, tensors, dim):
             tensor_type(shape, elem)))
         current, offset = name, offset + t.shape[dim]
     return Value(current, shape, elem=elem, device=device)
+
+
+def cat_selected(c, pieces, dim, shape):
+    """The cat of a few pieces as one elementwise op: output element j
+    (along `dim`) picks piece i where offset_i <= j < offset_i+1. Each
+    piece is read at (j - offset_i) mod size_i, which is j's position in
+    it where it is picked and stays inside it elsewhere, so every read is
+    in bounds with plain affine maps. Unlike a chain of slice writes into
+    one buffer, this fuses with the pieces' producers and the cat's
+    consumers (rotate_half in rotary embeddings: a negation, a cat and a
+    multiply-add become one kernel)."""
+    rank = len(shape)
+    inputs, offsets, offset = [], [], 0
+    for t in pieces:
+        exprs = ["d%d" % k for k in range(rank)]
+        exprs[dim] = ("d%d mod %d" % (dim, t.shape[dim]) if offset == 0 else
+                      "(d%d - %d) mod %d" % (dim, offset, t.shape[dim]))
+        inputs.append((t, exprs))
+        offsets.append(offset)
+        offset += t.shape[dim]
+
+    # The body sees half pieces extended to f32 (Converter.generic).
+    value_type = "f32" if pieces[0].elem in HALF_TYPES else pieces[0].elem
+
+    def body(args, out):
+        lines = ["%%at = linalg.index %d : index" % dim]
+        picked = args[-1]
+        for i in range(len(pieces) - 2, -1, -1):
+            lines += ["%%end%d = arith.constant %d : index" % (i, offsets[i + 1]),
+                      "%%in_piece%d = arith.cmpi ult, %%at, %%end%d : index"
+                      % (i, i),
+                      "%%picked%d = arith.select %%in_piece%d, %s, %s : %s"
+                      % (i, i, args[i], picked, value_type)]
+            picked = "%%picked%d" % i
+        return lines, picked
+
+    return c.generic(shape, inputs, body, out_elem=pieces[0].elem)
 
 
 def unbind(c, args, kwargs):

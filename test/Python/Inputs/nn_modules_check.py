@@ -131,9 +131,20 @@ class Rearranging(nn.Module):
     out of training, nearest resampling (nearest-exact too) by whole
     factors and others, antialiased bilinear and bicubic (down and up),
     and
-    bicubic resampling (half-pixel and corner-aligned), fold (col2im)."""
+    bicubic resampling (half-pixel and corner-aligned), fold (col2im);
+    cats of two to four pieces (one elementwise op picking a piece per
+    element: rotate_half, uneven pieces, int64 and bool, an empty piece,
+    stack) and of five (slice writes)."""
     def forward(self, x, image):
-        return (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
+        half = torch.cat([-x[:, 3:], x[:, :3]], dim=-1)
+        cats = (x * 2 + half * 0.5,
+                torch.cat([x[:1], x, x[2:] * 3], dim=0),
+                torch.cat([x.long(), (x * 10).long()[:, :2]], dim=1),
+                torch.cat([x > 0, x[:, :1] < 0], dim=1),
+                torch.cat([x[:, :0], x.t().reshape(4, 5)], dim=1),
+                torch.stack([x, -x, x * x], dim=1),
+                torch.cat([x, x + 1, x + 2, x + 3, x + 4], dim=1))
+        return cats + (torch.diagonal(x, 1), torch.diagonal(x.view(2, 2, 5), -1, 2, 0),
                 torch.rot90(x, 1, (0, 1)), torch.rot90(x, -1, (1, 0)),
                 torch.rot90(x, 2), torch.trace(x[:, :4]),
                 torch.diag_embed(x[:, :3], -1),
