@@ -93,6 +93,84 @@ bool writesDistinctBuffers(KernelOp kernel,
   return true;
 }
 
+/// The buffer `value` shows through index views, or `value` itself.
+Value viewBase(Value value) {
+  while (Operation *definition = value.getDefiningOp()) {
+    if (!isIndexView(definition))
+      break;
+    value = definition->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether `map` indexes without division (a view's map composed with an
+/// op's may leave floordiv and mod where the view does not line up).
+bool isDivisionFree(AffineMap map) {
+  bool free = true;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr expr) {
+      free &=
+          !llvm::is_contained({AffineExprKind::FloorDiv,
+                               AffineExprKind::CeilDiv, AffineExprKind::Mod},
+                              expr.getKind());
+    });
+  return free;
+}
+
+/// Makes `kernel` read a buffer of `written` itself where it reads an
+/// index view of it (a softmax's row maximum reshaped to [..., 1] to
+/// broadcast, as keepdim gives it): the generics of its body read the
+/// buffer through the view's map composed with theirs (viewToBase), so
+/// that once merged with the kernel writing it both bodies name one
+/// buffer. Only where every use of the view is an input of a generic and
+/// the composed maps need no division; the same elements are read.
+void readWrittenBuffersDirectly(KernelOp kernel, ValueRange written) {
+  Block &body = kernel.getBody().front();
+  for (unsigned index = 0; index < kernel.getInputs().size(); ++index) {
+    Value view = kernel->getOperand(index);
+    Value base = viewBase(view);
+    if (base == view || !llvm::is_contained(written, base))
+      continue;
+    auto viewType = dyn_cast<MemRefType>(view.getType());
+    auto baseType = dyn_cast<MemRefType>(base.getType());
+    std::optional<AffineMap> toBase =
+        viewType && baseType ? viewToBase(viewType, baseType) : std::nullopt;
+    if (!toBase)
+      continue;
+    BlockArgument argument = body.getArgument(index);
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> reads;
+    bool readable = true;
+    for (OpOperand &use : argument.getUses()) {
+      auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!generic || !generic.isDpsInput(&use)) {
+        readable = false;
+        break;
+      }
+      AffineMap map = simplifyAffineMap(
+          toBase->compose(generic.getMatchingIndexingMap(&use)));
+      readable &= isDivisionFree(map);
+      reads.push_back({generic, use.getOperandNumber()});
+    }
+    if (!readable || reads.empty())
+      continue;
+    for (auto [generic, operand] : reads) {
+      SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+      maps[operand] = simplifyAffineMap(toBase->compose(maps[operand]));
+      generic.setIndexingMapsAttr(
+          OpBuilder(generic).getAffineMapArrayAttr(maps));
+    }
+    argument.setType(baseType);
+    kernel->setOperand(index, base);
+    // The views go when nothing else reads them.
+    while (Operation *definition = view.getDefiningOp()) {
+      if (!isIndexView(definition) || !definition->use_empty())
+        break;
+      view = definition->getOperand(0);
+      definition->erase();
+    }
+  }
+}
+
 /// Merges `first` into `second` as one noalias row kernel where `second`
 /// was, when the rule of Passes.td holds; returns it, or null leaving
 /// both kernels.
@@ -179,6 +257,7 @@ bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
         names = ("\"" + first.getKernelName() + "\" + \"" +
                  second.getKernelName() + "\"")
                     .str();
+      readWrittenBuffersDirectly(second, first.getOutputs());
       if (KernelOp merged = mergeRows(first, second, deps, aliases)) {
         if (log)
           *log << "  " << names << ": \"" << merged.getKernelName() << "\"\n";

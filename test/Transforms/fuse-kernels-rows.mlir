@@ -439,3 +439,73 @@ func.func @batch_rows_share_a_buffer(%x: memref<2x8x16xf32, #cuda0>, %t: memref<
   }
   return
 }
+
+// -----
+
+// A softmax whose row maximum and sum are read back through [8, 1]
+// reshapes (keepdim): the readers read the [8] buffers themselves, at the
+// row, and the kernels merge.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#kept = affine_map<(d0, d1) -> (d0, 0)>
+// REPORT: gp-fuse-kernels: @keepdim_softmax: 2 row merges
+// CHECK-LABEL: func.func @keepdim_softmax
+// CHECK-NOT: gp.buffer.reshape
+// CHECK: gp.kernel "row_max_exp_sum_normalize" noalias
+// CHECK: linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ROW:map[0-9]*]], #[[ID]]]
+// CHECK-SAME: memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>)
+// CHECK: math.exp
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+// CHECK-SAME: memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>)
+// CHECK: arith.divf
+// CHECK-NOT: gp.kernel
+// CHECK: return
+func.func @keepdim_softmax(%x: memref<8x300xf32, #cuda0>, %y: memref<8x300xf32, #cuda0>) {
+  %max = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  %copy = gp.buffer.alloc() : memref<8x300xf32, #cuda0>
+  gp.kernel "row_max" ins(%x : memref<8x300xf32, #cuda0>) outs(%copy, %max : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %c: memref<8x300xf32, #cuda0>, %m: memref<8xf32, #cuda0>):
+    linalg.copy ins(%a : memref<8x300xf32, #cuda0>) outs(%c : memref<8x300xf32, #cuda0>)
+    %low = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%low : f32) outs(%m : memref<8xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%c : memref<8x300xf32, #cuda0>) outs(%m : memref<8xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.maximumf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  %max_kept = gp.buffer.reshape %max() : memref<8xf32, #cuda0> to memref<8x1xf32, #cuda0>
+  %exp = gp.buffer.alloc() : memref<8x300xf32, #cuda0>
+  %sum = gp.buffer.alloc() : memref<8xf32, #cuda0>
+  gp.kernel "exp_sum" ins(%copy, %max_kept : memref<8x300xf32, #cuda0>, memref<8x1xf32, #cuda0>) outs(%exp, %sum : memref<8x300xf32, #cuda0>, memref<8xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %m: memref<8x1xf32, #cuda0>, %e: memref<8x300xf32, #cuda0>, %s: memref<8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #kept, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %m : memref<8x300xf32, #cuda0>, memref<8x1xf32, #cuda0>) outs(%e : memref<8x300xf32, #cuda0>) {
+    ^bb0(%v: f32, %mv: f32, %out: f32):
+      %d = arith.subf %v, %mv : f32
+      %r = math.exp %d : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%s : memref<8xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%e : memref<8x300xf32, #cuda0>) outs(%s : memref<8xf32, #cuda0>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  %sum_kept = gp.buffer.reshape %sum() : memref<8xf32, #cuda0> to memref<8x1xf32, #cuda0>
+  gp.kernel "normalize" ins(%exp, %sum_kept : memref<8x300xf32, #cuda0>, memref<8x1xf32, #cuda0>) outs(%y : memref<8x300xf32, #cuda0>) {
+  ^bb0(%a: memref<8x300xf32, #cuda0>, %s: memref<8x1xf32, #cuda0>, %o: memref<8x300xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #kept, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %s : memref<8x300xf32, #cuda0>, memref<8x1xf32, #cuda0>) outs(%o : memref<8x300xf32, #cuda0>) {
+    ^bb0(%v: f32, %sv: f32, %out: f32):
+      %r = arith.divf %v, %sv : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
