@@ -172,8 +172,11 @@ unsigned mergeRound(Block &block, const BufferAliasAnalysis &aliases,
   llvm::BitVector touched(ops.size());
   unsigned merged = 0;
   for (unsigned from = 0; from < ops.size(); ++from) {
+    // Merged ops of this round are erased: look only at untouched ones.
+    if (touched[from])
+      continue;
     auto first = dyn_cast<KernelOp>(ops[from]);
-    if (!first || touched[from] || !getElementwiseGeneric(first))
+    if (!first || !getElementwiseGeneric(first))
       continue;
     unsigned end =
         std::min<unsigned>(ops.size(), from + 1 + kMaxSiblingDistance);
