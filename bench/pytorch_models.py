@@ -11,7 +11,8 @@ Full-size models (bench/full_models.py: ResNet-18 224, GPT-2 124M at 64 and
 three steps across the two machines:
 
     pytorch_models.py capture OUT [NAME ...]            GPU machine
-    pytorch_models.py build OUT WORK [--gp-compile P]   development machine
+    pytorch_models.py build OUT WORK [--gp-compile P] [--no-fuse-attention]
+                                                        development machine
     pytorch_models.py run RUNTIME WORK [NAME ...] [--steps N] [--rounds R]
     pytorch_models.py memory RUNTIME WORK NAME graphpart|reduce-overhead
     pytorch_models.py profile RUNTIME WORK [NAME ...] [--steps N]
@@ -141,6 +142,8 @@ def build_main(args, record_file="models.json"):
     build stage too)."""
     import graphpart
     from graphpart.compiler import build
+    fuse_attention = "--no-fuse-attention" not in args
+    args = [a for a in args if a != "--no-fuse-attention"]
     flags = options(args, {"--gp-compile": "gp-compile"})
     graphs, work = args[0], args[1]
     os.makedirs(work, exist_ok=True)
@@ -153,10 +156,12 @@ def build_main(args, record_file="models.json"):
         try:
             graph, constants = graphpart.load_graph(os.path.join(graphs,
                                                                  name))
-            text = graphpart.convert(graph, constants)
+            text = graphpart.convert(graph, constants,
+                                     fuse_attention=fuse_attention)
             converted = time.perf_counter() - start
             built = build(os.path.join(graphs, name), out, "cuda",
-                          gp_compile=flags["--gp-compile"])
+                          gp_compile=flags["--gp-compile"],
+                          fuse_attention=fuse_attention)
         except graphpart.GraphError as error:
             print("FAILED build %s: %s" % (name, str(error)[:3000]))
             failed += 1
