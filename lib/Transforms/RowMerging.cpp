@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -117,6 +118,21 @@ bool isDivisionFree(AffineMap map) {
   return free;
 }
 
+/// `toBase` after `map`, for an op whose loops have `ranges`: a loop of
+/// extent 1 is 0 throughout, so it is written as 0 (a [1, 12, 1] row space
+/// reads a keepdim view of its [1, 12, 1] result at (0, d1 + d2, 0) until
+/// d2 becomes 0), and the result simplified.
+AffineMap composeAtRanges(AffineMap toBase, AffineMap map,
+                          ArrayRef<int64_t> ranges) {
+  AffineMap composed = toBase.compose(map);
+  SmallVector<AffineExpr> dims;
+  for (auto [dim, range] : llvm::enumerate(ranges))
+    dims.push_back(range == 1 ? getAffineConstantExpr(0, map.getContext())
+                              : getAffineDimExpr(dim, map.getContext()));
+  return simplifyAffineMap(composed.replaceDimsAndSymbols(
+      dims, {}, composed.getNumDims(), composed.getNumSymbols()));
+}
+
 /// Makes `kernel` read a buffer of `written` itself where it reads an
 /// index view of it (a softmax's row maximum reshaped to [..., 1] to
 /// broadcast, as keepdim gives it): the generics of its body read the
@@ -140,25 +156,41 @@ void readWrittenBuffersDirectly(KernelOp kernel, ValueRange written) {
     BlockArgument argument = body.getArgument(index);
     SmallVector<std::pair<linalg::GenericOp, unsigned>> reads;
     bool readable = true;
+    SmallVector<AffineMap> composed;
     for (OpOperand &use : argument.getUses()) {
       auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
       if (!generic || !generic.isDpsInput(&use)) {
         readable = false;
         break;
       }
-      AffineMap map = simplifyAffineMap(
-          toBase->compose(generic.getMatchingIndexingMap(&use)));
+      AffineMap map =
+          composeAtRanges(*toBase, generic.getMatchingIndexingMap(&use),
+                          generic.getStaticLoopRanges());
       readable &= isDivisionFree(map);
       reads.push_back({generic, use.getOperandNumber()});
+      composed.push_back(map);
     }
     if (!readable || reads.empty())
       continue;
-    for (auto [generic, operand] : reads) {
-      SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-      maps[operand] = simplifyAffineMap(toBase->compose(maps[operand]));
-      generic.setIndexingMapsAttr(
-          OpBuilder(generic).getAffineMapArrayAttr(maps));
+    // Each generic's maps with the view's reads replaced; every loop must
+    // still take its range from an operand (linalg inverts the maps), which
+    // a loop read only through the view and written as 0 no longer does.
+    llvm::MapVector<Operation *, SmallVector<AffineMap>> newMaps;
+    for (auto [read, map] : llvm::zip(reads, composed)) {
+      auto [generic, operand] = read;
+      auto inserted = newMaps.try_emplace(generic.getOperation());
+      if (inserted.second)
+        inserted.first->second = generic.getIndexingMapsArray();
+      inserted.first->second[operand] = map;
     }
+    if (llvm::any_of(newMaps, [](const auto &entry) {
+          return !inversePermutation(
+              concatAffineMaps(entry.second, entry.first->getContext()));
+        }))
+      continue;
+    for (auto &[op, maps] : newMaps)
+      cast<linalg::GenericOp>(op).setIndexingMapsAttr(
+          OpBuilder(op).getAffineMapArrayAttr(maps));
     argument.setType(baseType);
     kernel->setOperand(index, base);
     // The views go when nothing else reads them.
@@ -246,7 +278,8 @@ bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
     KernelOp second = kernels[index];
     std::optional<size_t> nearest;
     for (Value operand : second->getOperands()) {
-      auto found = lastWriter.find(operand);
+      // A view of a written buffer (a keepdim reshape) counts as it.
+      auto found = lastWriter.find(viewBase(operand));
       if (found != lastWriter.end() && (!nearest || found->second > *nearest))
         nearest = found->second;
     }

@@ -509,3 +509,45 @@ func.func @keepdim_softmax(%x: memref<8x300xf32, #cuda0>, %y: memref<8x300xf32, 
   }
   return
 }
+
+// -----
+
+// The row space of one query per head ([3, 1], as a decode step's
+// attention has): the keepdim view of the [3, 1] maximum reads it at
+// (d0 + d1, 0) until the unit loop d1 is written as 0. The kernels merge.
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kept = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+// REPORT: gp-fuse-kernels: @one_query_rows: 1 row merges
+// CHECK-LABEL: func.func @one_query_rows
+// CHECK: gp.kernel "row_max_shift" noalias
+// CHECK: linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ROW:map[0-9]*]], #[[ID]]]
+// CHECK-SAME: memref<3x1x16xf32, #cuda0>, memref<3x1xf32, #cuda0>)
+// CHECK-NOT: gp.kernel
+// CHECK: return
+func.func @one_query_rows(%x: memref<3x1x16xf32, #cuda0>, %y: memref<3x1x16xf32, #cuda0>) {
+  %max = gp.buffer.alloc() : memref<3x1xf32, #cuda0>
+  gp.kernel "row_max" ins(%x : memref<3x1x16xf32, #cuda0>) outs(%max : memref<3x1xf32, #cuda0>) {
+  ^bb0(%a: memref<3x1x16xf32, #cuda0>, %m: memref<3x1xf32, #cuda0>):
+    %low = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%low : f32) outs(%m : memref<3x1xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a : memref<3x1x16xf32, #cuda0>) outs(%m : memref<3x1xf32, #cuda0>) {
+    ^bb0(%e: f32, %acc: f32):
+      %r = arith.maximumf %e, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  %max_kept = gp.buffer.reshape %max() : memref<3x1xf32, #cuda0> to memref<3x1x1xf32, #cuda0>
+  gp.kernel "shift" ins(%x, %max_kept : memref<3x1x16xf32, #cuda0>, memref<3x1x1xf32, #cuda0>) outs(%y : memref<3x1x16xf32, #cuda0>) {
+  ^bb0(%a: memref<3x1x16xf32, #cuda0>, %m: memref<3x1x1xf32, #cuda0>, %o: memref<3x1x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #kept, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%a, %m : memref<3x1x16xf32, #cuda0>, memref<3x1x1xf32, #cuda0>) outs(%o : memref<3x1x16xf32, #cuda0>) {
+    ^bb0(%v: f32, %mv: f32, %out: f32):
+      %d = arith.subf %v, %mv : f32
+      linalg.yield %d : f32
+    }
+  }
+  return
+}
