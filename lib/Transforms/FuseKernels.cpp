@@ -292,8 +292,8 @@ struct GPFuseKernelsPass
       std::string siblingMerges;
       llvm::raw_string_ostream siblingLog(siblingMerges);
       unsigned mergedSiblings =
-          siblings ? fusion::mergeSiblingKernels(
-                         func, report ? &siblingLog : nullptr)
+          siblings ? fusion::mergeSiblingKernels(func,
+                                                 report ? &siblingLog : nullptr)
                    : 0;
       numSiblingMerges += mergedSiblings;
       if (report) {
@@ -434,6 +434,8 @@ struct GPFuseKernelsPass
         FailureOr<KernelOp> kernel = fuse(*candidate);
         if (failed(kernel))
           continue;
+        if (stillContraction)
+          sliceUnitZeroOperands(*kernel);
         touched.insert(producer);
         touched.insert(consumer);
         fusedKernels.erase(producer);

@@ -12,6 +12,7 @@
 #include "GraphPart/Analysis/Dependences.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -77,6 +78,72 @@ bool mlir::gp::fusion::isPermutationCopy(linalg::LinalgOp produce) {
              payload.getArgument(input->getOperandNumber());
 }
 
+/// The dimensions of `type` of extent 1 that `map` reads at constant 0.
+static SmallVector<int64_t> unitZeroDims(AffineMap map, MemRefType type) {
+  SmallVector<int64_t> dims;
+  for (auto [dim, result] : llvm::enumerate(map.getResults()))
+    if (auto constant = dyn_cast<AffineConstantExpr>(result);
+        constant && constant.getValue() == 0 &&
+        dim < static_cast<size_t>(type.getRank()) && type.getDimSize(dim) == 1)
+      dims.push_back(dim);
+  return dims;
+}
+
+/// `map` without the results at `positions`.
+static AffineMap dropResults(AffineMap map, ArrayRef<int64_t> positions) {
+  SmallVector<AffineExpr> kept;
+  for (auto [position, result] : llvm::enumerate(map.getResults()))
+    if (!llvm::is_contained(positions, static_cast<int64_t>(position)))
+      kept.push_back(result);
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), kept,
+                        map.getContext());
+}
+
+AffineMap mlir::gp::fusion::dropUnitZeros(AffineMap map, MemRefType type) {
+  return dropResults(map, unitZeroDims(map, type));
+}
+
+void mlir::gp::fusion::sliceUnitZeroOperands(KernelOp kernel) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(
+      getSingleLinalgOp(kernel).getOperation());
+  if (!generic)
+    return;
+  Block &body = kernel.getBody().front();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    auto argument = dyn_cast<BlockArgument>(input->get());
+    if (!argument || argument.getOwner() != &body || !argument.hasOneUse())
+      continue;
+    Value buffer = kernel->getOperand(argument.getArgNumber());
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!type || !type.hasStaticShape() || !type.isStrided())
+      continue;
+    AffineMap map = maps[input->getOperandNumber()];
+    SmallVector<int64_t> zeros = unitZeroDims(map, type);
+    if (zeros.empty())
+      continue;
+    SmallVector<int64_t> shape;
+    for (auto [dim, size] : llvm::enumerate(type.getShape()))
+      if (!llvm::is_contained(zeros, static_cast<int64_t>(dim)))
+        shape.push_back(size);
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    auto slicedType =
+        cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+            shape, type, offsets, type.getShape(), strides));
+    OpBuilder builder(kernel);
+    Value sliced = BufferSliceOp::create(
+        builder, kernel.getLoc(), slicedType, buffer, ValueRange{},
+        ValueRange{}, ValueRange{}, offsets, type.getShape(), strides);
+    kernel->setOperand(argument.getArgNumber(), sliced);
+    argument.setType(slicedType);
+    maps[input->getOperandNumber()] = dropResults(map, zeros);
+    changed = true;
+  }
+  if (changed)
+    generic.setIndexingMapsAttr(OpBuilder(generic).getAffineMapArrayAttr(maps));
+}
+
 /// For a contraction consumer: whether the producer is a transpose of a
 /// buffer whose last dimension is contiguous, and the contraction indexes
 /// that dimension by one of its row, column or reduction loops. The fused
@@ -123,7 +190,8 @@ static bool readsStridedForContraction(Candidate candidate,
     // The input must be read through a permutation of the loops that
     // index T (not through a reshape's floordiv and mod), as the library
     // call takes only strided views of whole operands.
-    AffineMap composed = produce.getMatchingIndexingMap(input).compose(loops);
+    AffineMap composed = dropUnitZeros(
+        produce.getMatchingIndexingMap(input).compose(loops), inputType);
     if (!composed.isProjectedPermutation() ||
         composed.getNumResults() !=
             consume.getMatchingIndexingMap(&use).getNumResults())

@@ -44,6 +44,17 @@ SmallVector<Block *> blocksToFuse(FunctionOpInterface func);
 /// buffer operands are the kernel's block arguments. Null otherwise.
 linalg::LinalgOp getSingleLinalgOp(KernelOp kernel);
 
+/// `map` (indexing a buffer of `type`) without its results that are 0 on a
+/// dimension of extent 1: how a contraction reads a [1, H, L, E] buffer as
+/// [H, L, E] (sliceUnitZeroOperands).
+AffineMap dropUnitZeros(AffineMap map, MemRefType type);
+
+/// Makes the contraction of `kernel` read each buffer it indexes at 0 in
+/// dimensions of extent 1 (a transposed key cache fused in) through a
+/// rank-reducing `gp.buffer.slice` without them, so that its maps are
+/// projected permutations again: a contraction a library computes.
+void sliceUnitZeroOperands(KernelOp kernel);
+
 /// Whether `produce` copies its one input, unchanged and in full, through
 /// a permutation of its dimensions: a transpose.
 bool isPermutationCopy(linalg::LinalgOp produce);

@@ -805,3 +805,42 @@ func.func @transposed_weights(%x: memref<4x8xf32, #cuda0>, %w: memref<16x8xf32, 
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#tr4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+
+// A decode step's scores, q @ k_cache^T: the [1, 4, 8, 16] key cache is
+// transposed into a temporary that a [4, 16, 8] reshape feeds to the
+// batch matmul. The transpose goes into the matmul, which then reads the
+// cache at 0 in its unit dimension: that dimension is sliced away (a
+// rank-reducing gp.buffer.slice), so the matmul reads a [4, 8, 16] view
+// through a permutation and is still one a library computes.
+// CHECK-LABEL: func.func @unit_dim_transpose_into_batch_matmul
+// CHECK-SAME: (%[[Q:[^:]+]]: memref<4x1x16xf32, #cuda0>, %[[CACHE:[^:]+]]: memref<1x4x8x16xf32, #cuda0>
+// CHECK: %[[KEYS:.+]] = gp.buffer.slice %[[CACHE]] [0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : memref<1x4x8x16xf32, #cuda0> to memref<4x8x16xf32, strided<[128, 16, 1]>, #cuda0>
+// CHECK: gp.kernel "transpose_k_scores" ins(%[[Q]], %[[KEYS]] :
+// CHECK: linalg.generic {indexing_maps = [#[[QMAP:map[0-9]*]], #[[KMAP:map[0-9]*]], #[[OMAP:map[0-9]*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NOT: gp.kernel
+// CHECK: return
+// REPORT-LABEL: gp-fuse-kernels: @unit_dim_transpose_into_batch_matmul: 1 fusions
+// REPORT-NEXT: "transpose_k" into "scores": "transpose_k_scores"
+func.func @unit_dim_transpose_into_batch_matmul(%q: memref<4x1x16xf32, #cuda0>, %cache: memref<1x4x8x16xf32, #cuda0>, %s: memref<4x1x8xf32, #cuda0>) {
+  %kt = gp.buffer.alloc() : memref<1x4x16x8xf32, #cuda0>
+  gp.kernel "transpose_k" ins(%cache : memref<1x4x8x16xf32, #cuda0>) outs(%kt : memref<1x4x16x8xf32, #cuda0>) {
+  ^bb0(%a: memref<1x4x8x16xf32, #cuda0>, %o: memref<1x4x16x8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#tr4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%a : memref<1x4x8x16xf32, #cuda0>) outs(%o : memref<1x4x16x8xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      linalg.yield %e : f32
+    }
+  }
+  %kt3 = gp.buffer.reshape %kt() : memref<1x4x16x8xf32, #cuda0> to memref<4x16x8xf32, #cuda0>
+  gp.kernel "scores" ins(%q, %kt3 : memref<4x1x16xf32, #cuda0>, memref<4x16x8xf32, #cuda0>) outs(%s : memref<4x1x8xf32, #cuda0>) {
+  ^bb0(%a: memref<4x1x16xf32, #cuda0>, %b: memref<4x16x8xf32, #cuda0>, %o: memref<4x1x8xf32, #cuda0>):
+    linalg.batch_matmul ins(%a, %b : memref<4x1x16xf32, #cuda0>, memref<4x16x8xf32, #cuda0>) outs(%o : memref<4x1x8xf32, #cuda0>)
+  }
+  return
+}
