@@ -145,7 +145,14 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
       elementwise `linalg.generic`, `linalg.map` or `linalg.fill`;
     - C reads T through any indexing map and is elementwise or a
       reduction, but not a contraction or convolution (those stay whole
-      for cuBLAS and its kin);
+      for cuBLAS and its kin), except that a contraction takes in a P that
+      only copies or transposes a buffer whose last dimension is
+      contiguous, read through a permutation of the contraction's loops
+      (`x @ W.T`'s weight transpose; a decode step's key cache transposed
+      for `q @ k^T`): cuBLAS takes such an operand as it is. Where the
+      buffer has dimensions of extent 1 that the fused contraction reads
+      at 0 (a [1, H, L, E] cache read as [H, L, E]), the kernel reads a
+      rank-reducing `gp.buffer.slice` without them instead;
     - no op between P and C depends on P (`Dependences.h`: none writes an
       input of P, touches T, or has unknown effects), and no input of P
       may alias an output of C (`BufferAliasAnalysis.h`), so reading P's
