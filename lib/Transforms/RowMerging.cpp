@@ -271,6 +271,19 @@ KernelOp mergeRows(KernelOp first, KernelOp second,
 /// back: a block holds tens of thousands of kernels).
 bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
                llvm::raw_ostream *log) {
+  // A row kernel has a reduction: a block of cuda kernels with none (most
+  // blocks of a large program) needs no dependences computed.
+  bool anyReduction = llvm::any_of(block.getOps<KernelOp>(), [](KernelOp k) {
+    DeviceAttr device = k.getDevice();
+    if (!device || !device.isCuda())
+      return false;
+    std::optional<SmallVector<linalg::LinalgOp>> ops = getRowKernelOps(k);
+    return ops && llvm::any_of(*ops, [](linalg::LinalgOp op) {
+             return op.getNumReductionLoops() > 0;
+           });
+  });
+  if (!anyReduction)
+    return false;
   BlockDependences deps(block, aliases);
   SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
   llvm::DenseMap<Value, size_t> lastWriter;

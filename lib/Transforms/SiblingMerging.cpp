@@ -164,9 +164,36 @@ KernelOp mergeSiblings(KernelOp first, KernelOp second) {
   return merged;
 }
 
+/// Whether `block` has two elementwise kernels over the same loop ranges
+/// close enough to merge: checked before the dependences are computed,
+/// which most blocks of a large program would not need.
+bool hasSiblingCandidates(Block &block) {
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> recent;
+  unsigned position = 0;
+  for (Operation &op : block.without_terminator()) {
+    ++position;
+    auto kernel = dyn_cast<KernelOp>(op);
+    linalg::GenericOp generic =
+        kernel ? getElementwiseGeneric(kernel) : nullptr;
+    if (!generic)
+      continue;
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    llvm::erase_if(recent, [&](const auto &entry) {
+      return position - entry.first > kMaxSiblingDistance;
+    });
+    if (llvm::any_of(recent,
+                     [&](const auto &entry) { return entry.second == ranges; }))
+      return true;
+    recent.push_back({position, std::move(ranges)});
+  }
+  return false;
+}
+
 /// One round over `block`; returns the number of merges.
 unsigned mergeRound(Block &block, const BufferAliasAnalysis &aliases,
                     llvm::raw_ostream *log) {
+  if (!hasSiblingCandidates(block))
+    return 0;
   BlockDependences deps(block, aliases);
   ArrayRef<Operation *> ops = deps.getOps();
   llvm::BitVector touched(ops.size());
