@@ -48,4 +48,12 @@ CASES = [
          lambda x, w, b: [(np.maximum(mm(x, w) + b, 0) * 0.5)
                           .astype(np.float32)],
          rtol=1e-4, atol=1e-4),
+    Case("scores_from_cache", [normal(4, 1, 16), normal(1, 4, 8, 16)],
+         lambda q, k: [np.matmul(q.astype(np.float64),
+                                 k[0].transpose(0, 2, 1)).astype(np.float32)],
+         rtol=1e-4, atol=1e-4),
+    Case("values_from_cache", [normal(4, 1, 8), normal(1, 4, 8, 16)],
+         lambda p, v: [np.matmul(p.astype(np.float64), v[0])
+                       .astype(np.float32)],
+         rtol=1e-4, atol=1e-4),
 ]

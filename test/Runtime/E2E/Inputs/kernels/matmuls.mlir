@@ -4,8 +4,9 @@
 // cuBLAS call (convert-gp-to-gpu library-calls): plain, accumulating into
 // a filled output, with both operands transposed (gp.buffer.transpose
 // views), batched, on a strided window, with no unit stride (a kernel), in
-// f16 and bf16, and a linear layer whose bias, relu and scale fuse into one
-// kernel after the call.
+// f16 and bf16, a linear layer whose bias, relu and scale fuse into one
+// kernel after the call, and a decode step's batch matmuls reading a
+// [1, H, L, E] cache through a transpose or copy fused into them.
 #cuda0 = #gp.device<cuda:0>
 #mk = affine_map<(m, n, k) -> (m, k)>
 #km = affine_map<(m, n, k) -> (k, m)>
@@ -190,4 +191,59 @@ func.func @linear_relu(%x: memref<8x256xf32, #cuda0>, %w: memref<256x128xf32, #c
     }
   }
   return %y : memref<8x128xf32, #cuda0>
+}
+
+// A decode step's scores against its key cache, as bufferized PyTorch has
+// it: the [1, 4, 8, 16] cache transposed into a temporary, reshaped to
+// [4, 16, 8] for the batch matmul, whose zero fill is a kernel of its own.
+// gp-fuse-kernels puts the transpose into the matmul, which then reads a
+// rank-reducing slice of the cache: one cuBLAS call on cuda, no copy.
+func.func @scores_from_cache(%q: memref<4x1x16xf32, #cuda0>, %cache: memref<1x4x8x16xf32, #cuda0>) -> memref<4x1x8xf32, #cuda0> {
+  %kt = gp.buffer.alloc() : memref<1x4x16x8xf32, #cuda0>
+  gp.kernel "transpose_cache" ins(%cache : memref<1x4x8x16xf32, #cuda0>) outs(%kt : memref<1x4x16x8xf32, #cuda0>) {
+  ^bb0(%a: memref<1x4x8x16xf32, #cuda0>, %o: memref<1x4x16x8xf32, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%a : memref<1x4x8x16xf32, #cuda0>) outs(%o : memref<1x4x16x8xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      linalg.yield %e : f32
+    }
+  }
+  %kt3 = gp.buffer.reshape %kt() : memref<1x4x16x8xf32, #cuda0> to memref<4x16x8xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<4x1x8xf32, #cuda0>
+  gp.kernel "zero_scores" outs(%s : memref<4x1x8xf32, #cuda0>) {
+  ^bb0(%out: memref<4x1x8xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%out : memref<4x1x8xf32, #cuda0>)
+  }
+  gp.kernel "scores" ins(%q, %kt3 : memref<4x1x16xf32, #cuda0>, memref<4x16x8xf32, #cuda0>) outs(%s : memref<4x1x8xf32, #cuda0>) {
+  ^bb0(%x: memref<4x1x16xf32, #cuda0>, %y: memref<4x16x8xf32, #cuda0>, %out: memref<4x1x8xf32, #cuda0>):
+    linalg.batch_matmul ins(%x, %y : memref<4x1x16xf32, #cuda0>, memref<4x16x8xf32, #cuda0>) outs(%out : memref<4x1x8xf32, #cuda0>)
+  }
+  return %s : memref<4x1x8xf32, #cuda0>
+}
+
+// The values: the [1, 4, 8, 16] value cache copied and reshaped to
+// [4, 8, 16] for p @ v; the copy goes into the matmul the same way.
+func.func @values_from_cache(%p: memref<4x1x8xf32, #cuda0>, %cache: memref<1x4x8x16xf32, #cuda0>) -> memref<4x1x16xf32, #cuda0> {
+  %v = gp.buffer.alloc() : memref<1x4x8x16xf32, #cuda0>
+  gp.kernel "copy_cache" ins(%cache : memref<1x4x8x16xf32, #cuda0>) outs(%v : memref<1x4x8x16xf32, #cuda0>) {
+  ^bb0(%a: memref<1x4x8x16xf32, #cuda0>, %o: memref<1x4x8x16xf32, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%a : memref<1x4x8x16xf32, #cuda0>) outs(%o : memref<1x4x8x16xf32, #cuda0>) {
+    ^bb0(%e: f32, %unused: f32):
+      linalg.yield %e : f32
+    }
+  }
+  %v3 = gp.buffer.reshape %v() : memref<1x4x8x16xf32, #cuda0> to memref<4x8x16xf32, #cuda0>
+  %o = gp.buffer.alloc() : memref<4x1x16xf32, #cuda0>
+  gp.kernel "zero_weighted" outs(%o : memref<4x1x16xf32, #cuda0>) {
+  ^bb0(%out: memref<4x1x16xf32, #cuda0>):
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%out : memref<4x1x16xf32, #cuda0>)
+  }
+  gp.kernel "weighted" ins(%p, %v3 : memref<4x1x8xf32, #cuda0>, memref<4x8x16xf32, #cuda0>) outs(%o : memref<4x1x16xf32, #cuda0>) {
+  ^bb0(%x: memref<4x1x8xf32, #cuda0>, %y: memref<4x8x16xf32, #cuda0>, %out: memref<4x1x16xf32, #cuda0>):
+    linalg.batch_matmul ins(%x, %y : memref<4x1x8xf32, #cuda0>, memref<4x8x16xf32, #cuda0>) outs(%out : memref<4x1x16xf32, #cuda0>)
+  }
+  return %o : memref<4x1x16xf32, #cuda0>
 }
