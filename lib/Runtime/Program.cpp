@@ -467,6 +467,50 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
                       resultBytes, inputs, numInputs);
 }
 
+GP_RT_EXPORT gpRtStatus gpRtRunPartitionInContext(
+    gpRtProgram *program, int32_t partition, const int64_t *shapeKey,
+    gpRtPartitionBody body, void **userData, void *results,
+    int64_t resultBytes, const gpRtPartitionInputLayout *layouts,
+    int32_t numInputs) {
+  if (numInputs < 0 || (numInputs > 0 && (!layouts || !userData)))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtRunPartitionInContext: null or negative inputs");
+  // The reach of each input, computed here in one loop rather than in
+  // the entry's code, input by input.
+  // On the stack up to 256 inputs (4 KiB): a model's bound parameters.
+  constexpr int32_t kInline = 256;
+  gpRtPartitionInput inlineInputs[kInline];
+  std::unique_ptr<gpRtPartitionInput[]> manyInputs;
+  gpRtPartitionInput *inputs = inlineInputs;
+  if (numInputs > kInline) {
+    manyInputs.reset(new gpRtPartitionInput[numInputs]);
+    inputs = manyInputs.get();
+  }
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const gpRtPartitionInputLayout &layout = layouts[i];
+    const auto *words =
+        static_cast<const int64_t *>(userData[layout.contextSlot]);
+    auto *aligned = reinterpret_cast<char *>(words[1]);
+    if (layout.staticOffset < 0) {
+      inputs[i] = {aligned, -1};
+      continue;
+    }
+    int64_t last = layout.staticOffset;
+    bool empty = false;
+    for (int64_t d = 0; d < layout.rank; ++d) {
+      int64_t size = words[3 + d], stride = words[3 + layout.rank + d];
+      last += (size - 1) * stride;
+      empty |= size <= 0;
+    }
+    inputs[i] = {aligned + (words[2] - layout.staticOffset) *
+                               layout.elementBytes,
+                 empty ? 0 : (last + 1) * layout.elementBytes};
+  }
+  return gpRtRunPartitionWithResults(program, partition, shapeKey, body,
+                                     userData, results, resultBytes, inputs,
+                                     numInputs);
+}
+
 GP_RT_EXPORT gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
                                                     const char **report) {
   if (!program || !report)

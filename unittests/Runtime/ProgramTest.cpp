@@ -1005,6 +1005,57 @@ TEST_F(ProgramTest, ResultsAreKeptAcrossReplays) {
   EXPECT_EQ(stats(program).replays, 3);
 }
 
+/// A body whose context (its user data, as a compiled partition's) holds
+/// one descriptor pointer; it counts its runs.
+struct ContextBody {
+  int runs = 0;
+  static gpRtStatus run(gpRtStream *, void *data) {
+    auto **context = static_cast<void **>(data);
+    ++static_cast<ContextBody *>(context[1])->runs;
+    return GP_RT_SUCCESS;
+  }
+};
+
+// gpRtRunPartitionInContext reads each buffer input's reach from its
+// descriptor in the context, as the layout table says: a strided buffer
+// runs; one whose strides make it reach a negative number of bytes is
+// refused as gpRtRunPartitionWithResults refuses it; a null table is an
+// error, not a crash.
+TEST_F(ProgramTest, InputsReachedThroughTheirDescriptors) {
+  gpRtProgram *program = makeProgram();
+  float data[12] = {};
+  ContextBody body;
+  // allocated, aligned, offset, sizes[2], strides[2]
+  int64_t descriptor[7] = {reinterpret_cast<int64_t>(data),
+                           reinterpret_cast<int64_t>(data), 2, 2, 3, 4, 1};
+  void *context[2] = {descriptor, &body};
+  int64_t key = 0;
+  gpRtPartitionInputLayout layout{0, 2, sizeof(float), 2};
+  EXPECT_EQ(gpRtRunPartitionInContext(program, 0, &key, ContextBody::run,
+                                      context, nullptr, 0, &layout, 1),
+            GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  EXPECT_EQ(body.runs, 1);
+  // A layout that is not strided: the reach is unknown (-1), still a run.
+  gpRtPartitionInputLayout unknown{0, 2, sizeof(float), -1};
+  EXPECT_EQ(gpRtRunPartitionInContext(program, 0, &key, ContextBody::run,
+                                      context, nullptr, 0, &unknown, 1),
+            GP_RT_SUCCESS)
+      << gpRtGetLastError();
+  // Strides that walk backwards past the start: offset 0 + (2 - 1) * -8.
+  descriptor[2] = 0;
+  descriptor[5] = -8;
+  gpRtPartitionInputLayout backwards{0, 2, sizeof(float), 0};
+  EXPECT_EQ(gpRtRunPartitionInContext(program, 0, &key, ContextBody::run,
+                                      context, nullptr, 0, &backwards, 1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpRtGetLastError()).find("negative number of bytes"),
+            std::string::npos);
+  EXPECT_EQ(gpRtRunPartitionInContext(program, 0, &key, ContextBody::run,
+                                      context, nullptr, 0, nullptr, 1),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+}
+
 // Threads call an artifact whose parameters another thread rebinds all the
 // while (ParameterTest.cpp has the single-threaded cases; this one is here
 // because ThreadSanitizer runs ProgramTest.*): every call sees one binding

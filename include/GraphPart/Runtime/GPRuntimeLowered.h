@@ -174,6 +174,35 @@ gpRtStatus gpRtRunPartitionWithResults(gpRtProgram *program, int32_t partition,
                                        const gpRtPartitionInput *inputs,
                                        int32_t numInputs);
 
+/* A partition's buffer input as gpRtRunPartitionInContext finds it: its
+ * descriptor (allocated, aligned, offset, sizes[rank], strides[rank], 64-bit
+ * words) is the one `userData[contextSlot]` points to. The reach is what
+ * gpRtPartitionInput says: base = aligned + (offset - staticOffset) *
+ * elementBytes, bytes = (staticOffset + 1 + sum((sizes[i] - 1) *
+ * strides[i])) * elementBytes, 0 when a size is 0; a staticOffset of -1
+ * (a layout that is not strided) gives base = aligned and bytes = -1. All
+ * four fields are 64-bit, so a compiled program keeps the table as one
+ * constant array of integers. */
+typedef struct gpRtPartitionInputLayout {
+  int64_t contextSlot;
+  int64_t rank;
+  int64_t elementBytes;
+  int64_t staticOffset;
+} gpRtPartitionInputLayout;
+
+/* gpRtRunPartitionWithResults whose `inputs` the runtime reads from the
+ * descriptors in `userData` (an array of pointers, the body's context),
+ * as `layouts` (usually a constant table in the artifact) says: an entry
+ * point with hundreds of bound parameters then spends a few instructions
+ * per parameter on a call, not a descriptor copy and an extent computation
+ * each in straight-line code. */
+gpRtStatus gpRtRunPartitionInContext(gpRtProgram *program, int32_t partition,
+                                     const int64_t *shapeKey,
+                                     gpRtPartitionBody body, void **userData,
+                                     void *results, int64_t resultBytes,
+                                     const gpRtPartitionInputLayout *layouts,
+                                     int32_t numInputs);
+
 /* How the calling thread's graphs of `program` bind their inputs, one line
  * per partition input that a graph holds ("partition 0 input 1: re-bound
  * (3 kernel parameters, 1 copy)", "... : keyed by address (extern 'x' ...)",

@@ -4,8 +4,9 @@
 // whose context array holds the program, the arenas, the result block and
 // the inputs. Its ops are lowered into that function one by one; lowering
 // its `gp.yield` stores the results, and then the entry point launches the
-// finished body with `gpRtRunPartitionWithResults`, passing what the body
-// can reach through each buffer input, and reads the results back. The
+// finished body with `gpRtRunPartitionInContext`, passing a constant table
+// of its buffer inputs' layouts from which the runtime computes what the
+// body can reach through each, and reads the results back. The
 // launch waits for the body so that what the body declares comes first in
 // the module, as the artifact has always been laid out.
 //
@@ -19,6 +20,24 @@ using namespace mlir;
 using namespace mlir::gp;
 
 namespace {
+
+/// The memory a buffer input's descriptor was loaded from whole, through
+/// casts, when it is of `descriptor`'s type: an entry's argument, whose
+/// descriptor the caller (or the runtime, for a bound parameter) holds
+/// unchanged until the call returns. The body reads it there instead of
+/// from a copy on the entry's stack: an entry with hundreds of bound
+/// parameters copied each one's descriptor on every call.
+Value descriptorMemory(Value value, Type descriptor) {
+  while (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      return {};
+    value = cast->getOperand(0);
+  }
+  auto load = value.getDefiningOp<LLVM::LoadOp>();
+  if (!load || load.getType() != descriptor)
+    return {};
+  return load.getAddr();
+}
 
 /// Slots of a partition body's context array (pointers).
 enum ContextSlot : int64_t {
@@ -165,32 +184,35 @@ struct PartitionYieldLowering : GPToRuntimePattern<YieldOp> {
              rt.gep(loc, ptrType, context, kContextHostArena));
     rt.store(loc, resultsBlock, rt.gep(loc, ptrType, context, kContextResults));
     SmallVector<Value> shapeKey;
-    SmallVector<std::pair<Value, Value>> inputRanges;
+    // gpRtPartitionInputLayout per buffer input: the runtime reads what it
+    // reaches from the descriptor in the context.
+    SmallVector<int64_t> layouts;
     for (auto [index, input] : llvm::enumerate(partition.getInputs())) {
       Value value = body.inputs[index];
-      rt.store(loc, rt.spill(loc, value),
+      Value memory;
+      if (auto type = dyn_cast<MemRefType>(input.getType()))
+        memory = descriptorMemory(value, rt.descriptorType(type));
+      rt.store(loc, memory ? memory : rt.spill(loc, value),
                rt.gep(loc, ptrType, context, kContextFirstInput + index));
       if (isa<IndexType>(input.getType()))
         shapeKey.push_back(rt.toStorage(loc, value));
       else if (auto type = dyn_cast<MemRefType>(input.getType()))
-        inputRanges.push_back(rt.reachableRange(
-            loc, type, rt.foldOffsetIntoPointers(loc, type, value)));
+        layouts.append({kContextFirstInput + static_cast<int64_t>(index),
+                        type.getRank(), elementBytes(type),
+                        reachStaticOffset(type)});
     }
     Value key = rt.stackSlot(loc, rt.i64, std::max<size_t>(1, shapeKey.size()));
     for (auto [index, value] : llvm::enumerate(shapeKey))
       rt.store(loc, value, rt.gep(loc, rt.i64, key, index));
-    // gpRtPartitionInput {base, bytes} per buffer input.
-    Value inputs =
-        rt.stackSlot(loc, rt.i64, std::max<size_t>(1, 2 * inputRanges.size()));
-    for (auto [index, range] : llvm::enumerate(inputRanges)) {
-      rt.store(loc, range.first, rt.gep(loc, rt.i64, inputs, 2 * index));
-      rt.store(loc, range.second, rt.gep(loc, rt.i64, inputs, 2 * index + 1));
-    }
-    rt.callChecked(loc, "gpRtRunPartitionWithResults",
+    Value layoutTable =
+        layouts.empty() ? LLVM::ZeroOp::create(rewriter, loc, ptrType)
+                        : rt.constantArray(loc, rt.i64, layouts);
+    rt.callChecked(loc, "gpRtRunPartitionInContext",
                    {entry.program, rt.constI32(loc, body.globalId), key,
                     rt.functionAddress(loc, body.function), context,
-                    resultsBlock, rt.constI64(loc, body.resultBytes), inputs,
-                    rt.constI32(loc, inputRanges.size())});
+                    resultsBlock, rt.constI64(loc, body.resultBytes),
+                    layoutTable,
+                    rt.constI32(loc, static_cast<int64_t>(layouts.size() / 4))});
     // Checked mode: the partition's kernels report out-of-bounds accesses
     // in a flag; the call fails here, naming the kernel.
     if (auto flag = partition->getAttrOfType<IntegerAttr>("gp.bounds_flag")) {

@@ -336,36 +336,6 @@ Value RuntimeCallBuilder::foldOffsetIntoPointers(Location loc, MemRefType type,
   return castTo(loc, buffer.getType(), desc);
 }
 
-std::pair<Value, Value> RuntimeCallBuilder::reachableRange(Location loc,
-                                                           MemRefType type,
-                                                           Value buffer) {
-  Value desc = castTo(loc, descriptorType(type), buffer);
-  Value aligned =
-      LLVM::ExtractValueOp::create(builder, loc, desc, ArrayRef<int64_t>{1});
-  std::optional<int64_t> staticOffset = normalizedOffset(type);
-  if (!staticOffset)
-    return {aligned, constI64(loc, -1)};
-  // One past the furthest element: offset + 1 + sum((size - 1) * stride),
-  // or nothing at all when a size is 0.
-  Value zero = constI64(loc, 0), one = constI64(loc, 1);
-  Value last = constI64(loc, *staticOffset);
-  Value empty = LLVM::ConstantOp::create(builder, loc, builder.getI1Type(),
-                                         builder.getBoolAttr(false));
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    Value size = LLVM::ExtractValueOp::create(builder, loc, desc,
-                                              ArrayRef<int64_t>{3, i});
-    Value stride = LLVM::ExtractValueOp::create(builder, loc, desc,
-                                                ArrayRef<int64_t>{4, i});
-    Value steps = LLVM::SubOp::create(builder, loc, size, one);
-    last = LLVM::AddOp::create(
-        builder, loc, last, LLVM::MulOp::create(builder, loc, steps, stride));
-    Value isEmpty = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::sle,
-                                         size, zero);
-    empty = LLVM::OrOp::create(builder, loc, empty, isEmpty);
-  }
-  Value elements = LLVM::AddOp::create(builder, loc, last, one);
-  Value bytes = LLVM::MulOp::create(builder, loc, elements,
-                                    constI64(loc, elementBytes(type)));
-  bytes = LLVM::SelectOp::create(builder, loc, empty, zero, bytes);
-  return {aligned, bytes};
+int64_t mlir::gp::reachStaticOffset(MemRefType type) {
+  return normalizedOffset(type).value_or(-1);
 }

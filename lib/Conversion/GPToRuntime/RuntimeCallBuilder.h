@@ -113,14 +113,14 @@ public:
   /// into what `reachableRange` reports, so the runtime can re-bind it.
   /// Layouts that are not strided are returned unchanged.
   Value foldOffsetIntoPointers(Location loc, MemRefType type, Value buffer);
-  /// What a partition can reach through a buffer of `type` once
-  /// `foldOffsetIntoPointers` has been applied: the aligned pointer and the
-  /// bytes from it up to one past the last element (0 for an empty buffer,
-  /// -1 when the layout is not strided, which keeps the input's graphs keyed
-  /// by its address).
-  std::pair<Value, Value> reachableRange(Location loc, MemRefType type,
-                                         Value buffer);
 };
+
+/// The offset `foldOffsetIntoPointers` leaves in a buffer of `type` (its
+/// layout's static offset, 0 when dynamic), or -1 when the layout is not
+/// strided: what gpRtPartitionInputLayout's staticOffset says, from which
+/// the runtime computes what a partition reaches through the buffer (-1:
+/// unknown, which keeps the input's graphs keyed by its address).
+int64_t reachStaticOffset(MemRefType type);
 
 } // namespace mlir::gp
 

@@ -1,7 +1,7 @@
 // RUN: gp-opt %s --gp-pipeline --convert-gp-to-runtime --split-input-file | FileCheck %s
 
 // A function becomes an entry point; each partition an outlined body run
-// through gpRtRunPartitionWithResults with its index inputs as the shape
+// through gpRtRunPartitionInContext with its index inputs as the shape
 // key; kernels host functions launched by the runtime; the manifest
 // describes partitions, arenas, signatures and the entry's sizes (%x's
 // length and %n are one size, the result's; the doubling keeps every
@@ -12,13 +12,13 @@
 // CHECK-LABEL: llvm.mlir.global external constant @gp_manifest("graphpart-artifact 2\0Atarget host\0Aarena 0\0Ahost-arena 0\0Agenerators 0\0Aseed 0\0Adevice 0\0Awarmup-runs 1\0Acapture-sizes -\0Ashape-warning-limit 8\0Aor-error 0\0Apartition 0 capturable 2 -\0Aentry scale 2 1\0Aarg memref f32 1 ? cuda:0\0Aarg index\0Aresult memref f32 1 ? cuda:0\0Asize s0 ? a0.0,a1,r0.0 pad\0A\00")
 // CHECK-LABEL: func.func @gp_entry_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @gpRtProgramArena
-// Each buffer input's reach (0 when a size is 0) goes with its base, so
-// the runtime can re-bind graphs to inputs that move.
-// CHECK: llvm.icmp "sle"
-// CHECK: %[[REACH:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i64
-// CHECK: llvm.store %[[REACH]]
+// Each buffer input's layout goes in a constant table (context slot 4,
+// rank 1, 4-byte elements, static offset 0), from which the runtime
+// computes what the body reaches through it (its descriptor in the
+// context), so that it can re-bind graphs to inputs that move.
+// CHECK: %[[LAYOUTS:.*]] = llvm.mlir.addressof @gp_array_i64_4_1_4_0 : !llvm.ptr
 // CHECK: %[[BODY:.*]] = constant @gp_partition_scale_0 : (!llvm.ptr, !llvm.ptr) -> i32
-// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: call @gpRtRunPartitionInContext(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LAYOUTS]], %{{.*}})
 // CHECK: return %{{.*}} : i32
 // The body's stack slots are allocated at its start, among them its launch
 // area: the launch's two descriptors (5 slots each), the pointers to them
@@ -152,7 +152,7 @@ func.func @strided_arg(%x: memref<4xf32, strided<[2]>, #cuda0>) -> memref<4xf32,
 
 // CHECK-LABEL: func.func @gp_entry_passed_on(
 // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(40 : i64) : i64
-// CHECK: call @gpRtRunPartitionWithResults(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}})
+// CHECK: call @gpRtRunPartitionInContext(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}})
 // CHECK: llvm.getelementptr %{{.*}}[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
 // CHECK-NOT: llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(struct
 // CHECK-LABEL: func.func private @gp_partition_passed_on_0(

@@ -9,14 +9,14 @@
 // start.
 // CHECK-LABEL: func.func @gp_entry_scale_by_item
 // CHECK: %[[SPILL:.+]] = llvm.alloca %{{.+}} x f32
-// CHECK: call @gpRtRunPartitionWithResults
-// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: call @gpRtRunPartitionInContext
+// CHECK: call @gpRtRunPartitionInContext
 // CHECK: %[[SCALAR:.+]] = llvm.load %{{.+}} : !llvm.ptr -> f32
 // CHECK: %[[SLOT:.+]] = llvm.getelementptr %{{.+}}[256] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK: llvm.store %[[SCALAR]], %[[SPILL]] : f32, !llvm.ptr
 // CHECK: %[[BYTES:.+]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK: call @gpRtProgramWrite(%{{.+}}, %[[SLOT]], %[[SPILL]], %[[BYTES]])
-// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: call @gpRtRunPartitionInContext
 
 #cuda0 = #gp.device<cuda:0>
 #id = affine_map<(d0) -> (d0)>

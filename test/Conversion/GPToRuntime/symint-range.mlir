@@ -10,12 +10,12 @@
 // CHECK: %[[MIN:.+]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK: %[[MAX:.+]] = llvm.mlir.constant(6 : i64) : i64
 // CHECK: call @gpRtCheckSymInt(%[[STR]], %{{.+}}, %[[MIN]], %[[MAX]])
-// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: call @gpRtRunPartitionInContext
 
 // A symint without a range is not checked.
 // CHECK-LABEL: func.func @gp_entry_unranged
 // CHECK-NOT: gpRtCheckSymInt
-// CHECK: call @gpRtRunPartitionWithResults
+// CHECK: call @gpRtRunPartitionInContext
 
 #cuda0 = #gp.device<cuda:0>
 
