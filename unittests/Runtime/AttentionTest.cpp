@@ -86,9 +86,7 @@ class AttentionTest : public ::testing::TestWithParam<gpRtBackend> {
 protected:
   void SetUp() override {
     backend = GetParam();
-    if (gpRtBackendAvailable(backend) != GP_RT_SUCCESS)
-      GTEST_SKIP() << gpRtBackendName(backend)
-                   << " backend unavailable: " << gpRtGetLastError();
+    GP_SKIP_UNLESS_AVAILABLE(backend);
     static gpRtPartitionInfo partitions[2] = {{0, 0, "eager"}, {1, 0, nullptr}};
     gpRtProgramInfo info{"attention", 2, partitions, 0, 0, 0};
     ASSERT_EQ(gpRtProgramCreate(&info, backend, 0, &program), GP_RT_SUCCESS)

@@ -101,9 +101,7 @@ class BindingTest : public ::testing::TestWithParam<gpRtBackend> {
 protected:
   void SetUp() override {
     backend = GetParam();
-    if (gpRtBackendAvailable(backend) != GP_RT_SUCCESS)
-      GTEST_SKIP() << gpRtBackendName(backend)
-                   << " backend unavailable: " << gpRtGetLastError();
+    GP_SKIP_UNLESS_AVAILABLE(backend);
     partitions[0] = {1, 1, nullptr};
     gpRtProgramInfo info{"moving", 1, partitions, 4096, 0, 0};
     ASSERT_EQ(gpRtProgramCreate(&info, backend, 0, &program), GP_RT_SUCCESS)

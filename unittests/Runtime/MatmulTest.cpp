@@ -82,9 +82,7 @@ class MatmulTest : public ::testing::TestWithParam<gpRtBackend> {
 protected:
   void SetUp() override {
     backend = GetParam();
-    if (gpRtBackendAvailable(backend) != GP_RT_SUCCESS)
-      GTEST_SKIP() << gpRtBackendName(backend)
-                   << " backend unavailable: " << gpRtGetLastError();
+    GP_SKIP_UNLESS_AVAILABLE(backend);
     program = makeProgram();
   }
   void TearDown() override {

@@ -254,4 +254,13 @@ backendTestName(const ::testing::TestParamInfo<gpRtBackend> &info) {
 
 } // namespace gp::test
 
+/// Skips the current test (from a fixture's SetUp or a test body) when
+/// `backend` cannot run here: no GPU, or no CUDA driver.
+#define GP_SKIP_UNLESS_AVAILABLE(backend)                                      \
+  do {                                                                         \
+    if (gpRtBackendAvailable(backend) != GP_RT_SUCCESS)                        \
+      GTEST_SKIP() << gpRtBackendName(backend)                                 \
+                   << " backend unavailable: " << gpRtGetLastError();          \
+  } while (false)
+
 #endif // GRAPHPART_UNITTESTS_RUNTIME_TENSORTESTSUPPORT_H
