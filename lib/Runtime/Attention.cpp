@@ -381,10 +381,13 @@ struct LoadedKernels {
 };
 
 /// Kernels by context, loaded on a context's first call (a warm-up run
-/// before any capture) and kept for the process.
+/// before any capture) and kept for the process. Keyed by the context's id
+/// too: a context destroyed and created again can come back at the same
+/// address, and the old one's module is then an invalid handle.
 struct KernelCache {
   std::mutex mutex;
-  std::map<CudaDriver::Handle, LoadedKernels> byContext;
+  std::map<std::pair<CudaDriver::Handle, unsigned long long>, LoadedKernels>
+      byContext;
 };
 
 KernelCache &kernelCache() {
@@ -412,9 +415,14 @@ gpRtStatus cudaKernel(const CudaDriver *driver, const std::string &name,
     if (gpRtStatus status =
             driver->check(driver->cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
       return status;
+  unsigned long long contextId = 0;
+  if (context && driver->cuCtxGetId)
+    if (gpRtStatus status = driver->check(
+            driver->cuCtxGetId(context, &contextId), "cuCtxGetId"))
+      return status;
   KernelCache &cache = kernelCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  LoadedKernels &loaded = cache.byContext[context];
+  LoadedKernels &loaded = cache.byContext[{context, contextId}];
   if (!loaded.module)
     if (gpRtStatus status = driver->check(
             driver->cuModuleLoadData(&loaded.module, gpAttentionImage),

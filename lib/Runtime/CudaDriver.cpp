@@ -94,6 +94,7 @@ gpRtStatus CudaDriver::get(const CudaDriver *&result) {
     load(driver.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2");
     load(driver.cuFuncSetAttribute, "cuFuncSetAttribute");
     optional(driver.cuCtxGetCurrent, "cuCtxGetCurrent");
+    optional(driver.cuCtxGetId, "cuCtxGetId");
     optional(driver.cuGraphGetNodes, "cuGraphGetNodes");
     optional(driver.cuGraphNodeGetType, "cuGraphNodeGetType");
     optional(driver.cuGraphKernelNodeGetParams,

@@ -111,6 +111,9 @@ struct CudaDriver {
   // (cuFuncGetParamInfo came with CUDA 12.4), in which case graphs stay
   // keyed by input addresses.
   Result (*cuCtxGetCurrent)(Handle *context) = nullptr;
+  /// A context's id, unique in the process (CUDA 12.0): a context created
+  /// after another was destroyed may get its address, never its id.
+  Result (*cuCtxGetId)(Handle context, unsigned long long *id) = nullptr;
   Result (*cuGraphGetNodes)(Handle graph, Handle *nodes,
                             size_t *count) = nullptr;
   Result (*cuGraphNodeGetType)(Handle node, int *type) = nullptr;

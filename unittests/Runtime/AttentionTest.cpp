@@ -35,13 +35,14 @@ struct Options {
   int64_t zeroFullyMasked = 1;
 };
 
-/// out[b, h, i, e] in double, as the extern's comment defines it.
-double reference(const Tensor &q, const Tensor &k, const Tensor &v,
-                 const Tensor *mask, const Options &options, int64_t b,
-                 int64_t h, int64_t i, int64_t e) {
+/// out[b, h, i, :] in double, as the extern's comment defines it.
+std::vector<double> reference(const Tensor &q, const Tensor &k, const Tensor &v,
+                              const Tensor *mask, const Options &options,
+                              int64_t b, int64_t h, int64_t i) {
   int r = q.rank();
   int64_t heads = q.sizes[r - 3], kvHeads = k.sizes[r - 3],
-          keys = k.sizes[r - 2], width = q.sizes[r - 1];
+          keys = k.sizes[r - 2], width = q.sizes[r - 1],
+          valueWidth = v.sizes[r - 1];
   int64_t kvHead = h / (heads / kvHeads);
   const double minusInfinity = -std::numeric_limits<double>::infinity();
   std::vector<double> scores(keys);
@@ -60,15 +61,21 @@ double reference(const Tensor &q, const Tensor &k, const Tensor &v,
     high = std::max(high, scores[j]);
   }
   if (high == minusInfinity)
-    return options.zeroFullyMasked ? 0.0
-                                   : std::numeric_limits<double>::quiet_NaN();
-  double total = 0, sum = 0;
+    return std::vector<double>(valueWidth,
+                               options.zeroFullyMasked
+                                   ? 0.0
+                                   : std::numeric_limits<double>::quiet_NaN());
+  double total = 0;
+  std::vector<double> sums(valueWidth, 0.0);
   for (int64_t j = 0; j < keys; ++j) {
     double weight = std::exp(scores[j] - high);
     total += weight;
-    sum += weight * v.at4(b, kvHead, j, e);
+    for (int64_t e = 0; e < valueWidth; ++e)
+      sums[e] += weight * v.at4(b, kvHead, j, e);
   }
-  return sum / total;
+  for (double &sum : sums)
+    sum /= total;
+  return sums;
 }
 
 double tolerance(gpRtElementType type, double expected) {
@@ -173,9 +180,10 @@ protected:
             queries = out.sizes[r - 2], width = out.sizes[r - 1];
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t h = 0; h < heads; ++h)
-        for (int64_t i = 0; i < queries; ++i)
+        for (int64_t i = 0; i < queries; ++i) {
+          std::vector<double> row = reference(q, k, v, mask, options, b, h, i);
           for (int64_t e = 0; e < width; ++e) {
-            double expected = reference(q, k, v, mask, options, b, h, i, e);
+            double expected = row[e];
             double got = result.at4(b, h, i, e);
             if (std::isnan(expected)) {
               ASSERT_TRUE(std::isnan(got))
@@ -185,6 +193,7 @@ protected:
             ASSERT_NEAR(got, expected, tolerance(out.type, expected))
                 << "at [" << b << ", " << h << ", " << i << ", " << e << "]";
           }
+        }
     gp::test::expectUnchangedOutsideView(out, result, "out");
   }
 
@@ -233,6 +242,33 @@ TEST_P(AttentionTest, EveryKernelWidthAndRankThree) {
   }
 }
 
+TEST_P(AttentionTest, HalfTypesEveryWidthLongWalksAndManyHeads) {
+  // The f16/bf16 kernels: every kernel width, with head widths that are
+  // and are not multiples of 4 (a float4 column group) or of the kernel's;
+  // several query and key tiles with partial last ones, causal and with an
+  // f32 additive mask, grouped heads; and 64 heads, a bool mask and causal
+  // together.
+  for (gpRtElementType type : {GP_RT_ELEMENT_F16, GP_RT_ELEMENT_BF16}) {
+    SCOPED_TRACE(gpRtElementTypeName(type));
+    for (int64_t width : {7, 16, 33, 64, 100, 128}) {
+      SCOPED_TRACE(width);
+      Tensor q = dense(type, {1, 4, 70, width}, 24),
+             k = dense(type, {1, 2, 150, width}, 25),
+             v = dense(type, {1, 2, 150, width}, 26),
+             out = dense(type, {1, 4, 70, width});
+      Tensor additive = dense(GP_RT_ELEMENT_F32, {70, 150}, 27);
+      expectAttention(q, k, v, nullptr, out, {1.0 / std::sqrt(width), 1, 1});
+      expectAttention(q, k, v, &additive, out, {0.3, 0, 1});
+    }
+    Tensor q = dense(type, {2, 64, 80, 16}, 28),
+           k = dense(type, {2, 8, 90, 16}, 29),
+           v = dense(type, {2, 8, 90, 16}, 30),
+           out = dense(type, {2, 64, 80, 16});
+    Tensor keep = dense(GP_RT_ELEMENT_I1, {80, 90}, 31);
+    expectAttention(q, k, v, &keep, out, {0.25, 1, 1});
+  }
+}
+
 TEST_P(AttentionTest, HeadMajorViewsCausalAndMasks) {
   // q, k, v and out as views of [B, L, H, E] buffers (x.view(...).
   // transpose(1, 2)), out with a slice's offset; an f32 additive mask of
@@ -258,22 +294,25 @@ TEST_P(AttentionTest, HeadMajorViewsCausalAndMasks) {
 
 TEST_P(AttentionTest, RowsWithNoScoreGiveZerosOrNaN) {
   // A bool mask removing every key of the odd rows.
-  Tensor q = dense(GP_RT_ELEMENT_F32, {1, 2, 9, 16}, 13),
-         k = dense(GP_RT_ELEMENT_F32, {1, 2, 70, 16}, 14),
-         v = dense(GP_RT_ELEMENT_F32, {1, 2, 70, 16}, 15),
-         out = dense(GP_RT_ELEMENT_F32, {1, 2, 9, 16});
-  Tensor keep = dense(GP_RT_ELEMENT_I1, {9, 1}, 0, 1.0);
-  for (int64_t i = 1; i < 9; i += 2)
-    keep.bytes[i] = 0;
-  expectAttention(q, k, v, &keep, out, {0.25, 0, 1});
-  expectAttention(q, k, v, &keep, out, {0.25, 0, 0});
-  // An additive -inf mask removes them the same way.
-  Tensor minusInfinity = dense(GP_RT_ELEMENT_F32, {9, 70}, 0, 0.0);
-  for (int64_t j = 0; j < 70; ++j) {
-    float value = -std::numeric_limits<float>::infinity();
-    std::memcpy(&minusInfinity.bytes[(2 * 70 + j) * 4], &value, 4);
+  for (gpRtElementType type : kTypes) {
+    SCOPED_TRACE(gpRtElementTypeName(type));
+    Tensor q = dense(type, {1, 2, 9, 16}, 13),
+           k = dense(type, {1, 2, 70, 16}, 14),
+           v = dense(type, {1, 2, 70, 16}, 15),
+           out = dense(type, {1, 2, 9, 16});
+    Tensor keep = dense(GP_RT_ELEMENT_I1, {9, 1}, 0, 1.0);
+    for (int64_t i = 1; i < 9; i += 2)
+      keep.bytes[i] = 0;
+    expectAttention(q, k, v, &keep, out, {0.25, 0, 1});
+    expectAttention(q, k, v, &keep, out, {0.25, 0, 0});
+    // An additive -inf mask removes them the same way.
+    Tensor minusInfinity = dense(GP_RT_ELEMENT_F32, {9, 70}, 0, 0.0);
+    for (int64_t j = 0; j < 70; ++j) {
+      float value = -std::numeric_limits<float>::infinity();
+      std::memcpy(&minusInfinity.bytes[(2 * 70 + j) * 4], &value, 4);
+    }
+    expectAttention(q, k, v, &minusInfinity, out, {0.25, 1, 0});
   }
-  expectAttention(q, k, v, &minusInfinity, out, {0.25, 1, 0});
 }
 
 TEST_P(AttentionTest, CapturedAndReplayed) {

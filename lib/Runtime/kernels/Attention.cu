@@ -127,23 +127,41 @@ __device__ __forceinline__ void loadTile(float *tile, const T *base,
   }
 }
 
-/// Adds the mask of one score to `add`, or clears `keep` for a bool mask
-/// (which removes rather than adds, so that a NaN score it removes does not
-/// survive).
-template <typename T>
-__device__ __forceinline__ void fetchMask(const gpAttentionParams &p,
-                                          int64_t offset, float &add,
-                                          unsigned &keep, unsigned bit) {
+/// The mask's addends of N scores at `offsets` (0 for a bool mask), and
+/// for a bool mask, bit n of `keep` cleared where it removes score n (which
+/// removes rather than adds, so that a NaN score it removes does not
+/// survive). Scores whose bit is already clear are not read.
+template <typename T, int N>
+__device__ __forceinline__ void fetchMasks(const gpAttentionParams &p,
+                                           const int64_t (&offsets)[N],
+                                           unsigned &keep, float (&adds)[N]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+    adds[n] = 0.0f;
   switch (p.maskKind) {
-  case GP_ATTENTION_MASK_BOOL:
-    if (static_cast<const unsigned char *>(p.mask)[offset] == 0)
-      keep &= ~bit;
+  case GP_ATTENTION_MASK_BOOL: {
+    const auto *mask = static_cast<const unsigned char *>(p.mask);
+    unsigned char values[N];
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      values[n] = keep & (1u << n) ? mask[offsets[n]] : 1;
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      if (values[n] == 0)
+        keep &= ~(1u << n);
     break;
+  }
   case GP_ATTENTION_MASK_ADD_SAME:
-    add = loadFloat<T>(p.mask, offset);
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      if (keep & (1u << n))
+        adds[n] = loadFloat<T>(p.mask, offsets[n]);
     break;
   case GP_ATTENTION_MASK_ADD_F32:
-    add = loadFloat<float>(p.mask, offset);
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      if (keep & (1u << n))
+        adds[n] = loadFloat<float>(p.mask, offsets[n]);
     break;
   default:
     break;
@@ -215,8 +233,11 @@ __device__ __forceinline__ void attention(const gpAttentionParams &p) {
     // Which scores are removed (a bit each), and the mask's addends, which
     // wait in this thread's own slots of p (no other thread reads them):
     // fetched before the barrier so that their latency overlaps the tile
-    // loads', and out of registers during the dot products.
+    // loads', all 8 loads issued before any is used (one switch on the
+    // kind outside them, not one per element, which made the loads wait
+    // for each other), and out of registers during the dot products.
     unsigned keep = 0; // bit 4 * r + jj: score (rows[r], lane8 + 8 * jj)
+    int64_t offsets[8];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int i = q0 + rows[r];
@@ -225,15 +246,18 @@ __device__ __forceinline__ void attention(const gpAttentionParams &p) {
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj) {
         const int j = k0 + lane8 + 8 * jj;
-        const unsigned bit = 1u << (4 * r + jj);
-        float add = 0.0f;
-        if (i < p.queries && j < p.keys && !(p.causal && j > i)) {
-          keep |= bit;
-          fetchMask<T>(p, maskRow + j * p.maskStride[3], add, keep, bit);
-        }
-        pTile[(lane8 + 8 * jj) * kPStride + rows[r]] = add;
+        if (i < p.queries && j < p.keys && !(p.causal && j > i))
+          keep |= 1u << (4 * r + jj);
+        offsets[4 * r + jj] = maskRow + j * p.maskStride[3];
       }
     }
+    float adds[8];
+    fetchMasks<T, 8>(p, offsets, keep, adds);
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj)
+        pTile[(lane8 + 8 * jj) * kPStride + rows[r]] = adds[4 * r + jj];
     __syncthreads(); // q (first tile), k and v are in shared memory
 
     // Scores. Logical chunk 8 * m + kk of a row is stored at 8 * m +
