@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Conversion/Passes.h"
+#include "GraphPart/Conversion/TMTensorRefusal.h"
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Pipelines/Pipeline.h"
 #include "GraphPart/Transforms/Passes.h"
@@ -362,6 +363,8 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::gp::GPDialect>();
+  // torch-mlir's tm_tensor ops: refused by name where they are parsed.
+  mlir::gp::registerTMTensorRefusal(registry);
   mlir::MLIRContext context(registry);
   // As gp-opt: two hardware threads or fewer run the passes on one.
   if (llvm::hardware_concurrency().compute_thread_count() <= 2)

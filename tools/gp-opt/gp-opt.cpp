@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPart/Conversion/Passes.h"
+#include "GraphPart/Conversion/TMTensorRefusal.h"
 #include "GraphPart/Dialect/GP/IR/GPDialect.h"
 #include "GraphPart/Pipelines/Pipeline.h"
 #include "GraphPart/Transforms/Passes.h"
@@ -111,6 +112,8 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::gp::GPDialect>();
+  // torch-mlir's tm_tensor ops: refused by name where they are parsed.
+  mlir::gp::registerTMTensorRefusal(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv,

@@ -291,3 +291,37 @@ func.func @rng_signature(%n: index) -> memref<?xf32> {
 
 // expected-error @+1 {{'gp.rng' must be a string, "uniform" or "normal", got 3}}
 func.func private @r() -> memref<4xf32> attributes {gp.rng = 3}
+
+// -----
+
+// torch-mlir's TMTensor ops (tm_tensor.scatter, .sort, .attention, ...) are
+// refused by name where they are parsed, as torch-mlir prints them.
+func.func @tm_tensor_scatter(%original: memref<8xi32>, %indices: memref<3x1xi32>, %updates: memref<3xi32>) {
+  // expected-error @+1 {{custom op 'tm_tensor.scatter' is an op of torch-mlir's TMTensor dialect, which GraphPart does not support: lower it to linalg, or to scf loops on buffers, first (torch-mlir's tm-tensor-to-loops pass does the latter)}}
+  tm_tensor.scatter {dimension_map = array<i64: 0>} unique_indices(true) ins(%updates, %indices : memref<3xi32>, memref<3x1xi32>) outs(%original : memref<8xi32>) {
+  ^bb0(%update: i32, %old: i32):
+    tm_tensor.yield %update : i32
+  }
+  return
+}
+
+// -----
+
+// Also in torch-mlir's linalg-on-tensors output, before bufferization.
+func.func @tm_tensor_attention(%q: tensor<4x8x64xf32>, %k: tensor<4x8x64xf32>, %v: tensor<4x8x64xf32>) -> tensor<4x8x64xf32> {
+  %init = tensor.empty() : tensor<4x8x64xf32>
+  // expected-error @+1 {{custom op 'tm_tensor.attention' is an op of torch-mlir's TMTensor dialect, which GraphPart does not support}}
+  %r = tm_tensor.attention ins(%q, %k, %v : tensor<4x8x64xf32>, tensor<4x8x64xf32>, tensor<4x8x64xf32>) outs(%init : tensor<4x8x64xf32>) -> tensor<4x8x64xf32>
+  return %r : tensor<4x8x64xf32>
+}
+
+// -----
+
+// In generic form the op parses, unregistered, and the verifier refuses it;
+// a note says what tm_tensor is.
+func.func @tm_tensor_generic(%x: memref<8xf32>, %i: memref<8xi64>) {
+  // expected-error @+2 {{unregistered operation 'tm_tensor.sort' found in dialect ('tm_tensor') that does not allow unknown operations}}
+  // expected-note @+1 {{tm_tensor is torch-mlir's TMTensor dialect, which GraphPart does not support: lower its ops to linalg, or to scf loops on buffers, first}}
+  "tm_tensor.sort"(%x, %i) <{dimension = 0 : i64}> : (memref<8xf32>, memref<8xi64>) -> ()
+  return
+}
