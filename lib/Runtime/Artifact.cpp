@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArtifactState.h"
+#include "Handles.h"
 #include "Policy.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -189,6 +190,7 @@ static gpRtStatus loadArtifact(const char *path,
   if (const char *env = std::getenv("GP_PAD_TO_CAPTURE_SIZES"); env && *env)
     artifact->padding.enabled =
         parseBoolean("GP_PAD_TO_CAPTURE_SIZES", env, true);
+  registerHandle(HandleKind::Artifact, artifact.get());
   *result = artifact.release();
   return GP_RT_SUCCESS;
 }
@@ -219,12 +221,13 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactInspect(const char *path,
 GP_RT_EXPORT gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact) {
   if (!artifact)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactUnload: null");
-  delete artifact;
-  return GP_RT_SUCCESS;
+  return releaseHandle(HandleKind::Artifact, artifact, "gpRtArtifactUnload");
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
                                                gpRtProgram **program) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetProgram"))
+    return status;
   if (!artifact || !program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactGetProgram: null");
   if (!artifact->program)
@@ -236,12 +239,16 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
 }
 
 GP_RT_EXPORT const char *gpRtArtifactTarget(gpRtArtifact *artifact) {
+  if (checkHandle(artifact, "gpRtArtifactTarget"))
+    return nullptr;
   return artifact ? artifact->target.c_str() : nullptr;
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetArenaBytes(gpRtArtifact *artifact,
                                                   int64_t *deviceBytes,
                                                   int64_t *hostBytes) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetArenaBytes"))
+    return status;
   if (!artifact || !deviceBytes || !hostBytes)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtArtifactGetArenaBytes: null");
@@ -251,12 +258,16 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetArenaBytes(gpRtArtifact *artifact,
 }
 
 GP_RT_EXPORT int32_t gpRtArtifactNumPartitions(gpRtArtifact *artifact) {
+  if (checkHandle(artifact, "gpRtArtifactNumPartitions"))
+    return 0;
   return artifact ? static_cast<int32_t>(artifact->partitions.size()) : 0;
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact,
                                                  int32_t index,
                                                  gpRtPartitionInfo *info) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetPartition"))
+    return status;
   if (!artifact || !info || index < 0 ||
       index >= static_cast<int32_t>(artifact->partitions.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -266,12 +277,16 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetPartition(gpRtArtifact *artifact,
 }
 
 GP_RT_EXPORT int32_t gpRtArtifactNumEntries(gpRtArtifact *artifact) {
+  if (checkHandle(artifact, "gpRtArtifactNumEntries"))
+    return 0;
   return artifact ? static_cast<int32_t>(artifact->entries.size()) : 0;
 }
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact,
                                              int32_t index,
                                              gpRtEntryInfo *info) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetEntry"))
+    return status;
   if (!artifact || !info || index < 0 ||
       index >= static_cast<int32_t>(artifact->entries.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -287,6 +302,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetEntry(gpRtArtifact *artifact,
 GP_RT_EXPORT gpRtStatus gpRtArtifactFindEntry(gpRtArtifact *artifact,
                                               const char *name,
                                               int32_t *index) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactFindEntry"))
+    return status;
   if (!artifact || !name || !index)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactFindEntry: null");
   std::string names;
@@ -401,6 +418,8 @@ gpRtStatus gp::rt::runCall(const char *what, gpRtArtifact *artifact,
                            int32_t index, void **args, void **results,
                            std::optional<CallCounts> counts, bool onStream,
                            void *cudaStream) {
+  if (gpRtStatus status = checkHandle(artifact, what))
+    return status;
   if (gpRtStatus status =
           checkCall(artifact, index, args, results, what, counts))
     return status;

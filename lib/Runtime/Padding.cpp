@@ -21,6 +21,7 @@
 
 #include "ArtifactState.h"
 #include "ElementTypes.h"
+#include "Handles.h"
 #include "Log.h"
 #include "Memory.h"
 #include "Policy.h"
@@ -564,6 +565,8 @@ extern "C" {
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactSetPadding(gpRtArtifact *artifact,
                                                int32_t enabled) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactSetPadding"))
+    return status;
   if (!artifact)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactSetPadding: null");
   artifact->padding.enabled = enabled != 0;
@@ -572,6 +575,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactSetPadding(gpRtArtifact *artifact,
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactSetCaptureSizes(gpRtArtifact *artifact,
                                                     const char *sizes) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactSetCaptureSizes"))
+    return status;
   const char *what = "gpRtArtifactSetCaptureSizes";
   if (!artifact)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");

@@ -19,6 +19,7 @@
 
 #include "ArtifactState.h"
 #include "ElementTypes.h"
+#include "Handles.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
@@ -417,6 +418,8 @@ gpRtStatus gp::rt::resolveParameters(gpRtArtifact &artifact, int32_t index,
 extern "C" {
 
 GP_RT_EXPORT int32_t gpRtArtifactNumParameters(gpRtArtifact *artifact) {
+  if (checkHandle(artifact, "gpRtArtifactNumParameters"))
+    return 0;
   return artifact ? static_cast<int32_t>(artifact->parameters.parameters.size())
                   : 0;
 }
@@ -424,6 +427,8 @@ GP_RT_EXPORT int32_t gpRtArtifactNumParameters(gpRtArtifact *artifact) {
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetParameter(gpRtArtifact *artifact,
                                                  int32_t index,
                                                  gpRtParameterInfo *info) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetParameter"))
+    return status;
   if (!artifact || !info || index < 0 ||
       index >= static_cast<int32_t>(artifact->parameters.parameters.size()))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
@@ -444,6 +449,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact,
                                                   const char *name,
                                                   const char *elementType,
                                                   const void *descriptor) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactBindParameter"))
+    return status;
   if (!artifact || !name || !elementType || !descriptor)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string("gpRtArtifactBindParameter: null ") +

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Handles.h"
 #include "Memory.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -104,6 +105,7 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
                                       std::to_string(i) +
                                       " is eager: " + result->reasons[i]);
   }
+  registerHandle(HandleKind::Program, result.get());
   ++liveCounts().programs;
   *program = result.release();
   return GP_RT_SUCCESS;
@@ -112,13 +114,17 @@ GP_RT_EXPORT gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info,
 GP_RT_EXPORT gpRtStatus gpRtProgramDestroy(gpRtProgram *program) {
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramDestroy: null");
-  delete program;
+  if (gpRtStatus status =
+          releaseHandle(HandleKind::Program, program, "gpRtProgramDestroy"))
+    return status;
   --liveCounts().programs;
   return GP_RT_SUCCESS;
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSetWarmupRuns(gpRtProgram *program,
                                                  int32_t runs) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramSetWarmupRuns"))
+    return status;
   if (!program || runs < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetWarmupRuns: null program or negative count");
@@ -130,6 +136,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
                                                    const int64_t *keys,
                                                    int32_t numKeys,
                                                    int32_t keyLength) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramSetCaptureSizes"))
+    return status;
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetCaptureSizes: null program");
@@ -151,6 +159,9 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureSizes(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
                                                         int32_t limit) {
+  if (gpRtStatus status =
+          checkHandle(program, "gpRtProgramSetShapeWarningLimit"))
+    return status;
   if (!program || limit < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetShapeWarningLimit: null program or negative "
@@ -161,6 +172,9 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetShapeWarningLimit(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSetGraphCacheCapacity(gpRtProgram *program,
                                                          int32_t capacity) {
+  if (gpRtStatus status =
+          checkHandle(program, "gpRtProgramSetGraphCacheCapacity"))
+    return status;
   if (!program || capacity < 1)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetGraphCacheCapacity: null program or a "
@@ -171,6 +185,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetGraphCacheCapacity(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
                                               int32_t enabled) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramSetOrError"))
+    return status;
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetOrError: null program");
@@ -181,6 +197,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetOrError(gpRtProgram *program,
 /// The calling thread's device arena or host arena.
 static gpRtStatus threadArena(gpRtProgram *program, void **base, bool host,
                               const char *what) {
+  if (gpRtStatus status = checkHandle(program, what))
+    return status;
   if (!program || !base)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");
   ThreadContext *context = nullptr;
@@ -201,6 +219,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramHostArena(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
                                                      int32_t enabled) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramSetCaptureEnabled"))
+    return status;
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramSetCaptureEnabled: null");
@@ -210,6 +230,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCaptureEnabled(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program, int64_t bytes,
                                             void **pointer) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramAllocate"))
+    return status;
   if (!program || !pointer || bytes < 0)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramAllocate: null or negative size");
@@ -224,6 +246,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramAllocate(gpRtProgram *program, int64_t bytes,
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramFree"))
+    return status;
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramFree: null");
   if (!pointer)
@@ -242,6 +266,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramFree(gpRtProgram *program, void *pointer) {
 }
 
 GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramSynchronize"))
+    return status;
   if (!program)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramSynchronize: null");
   ThreadContext *context = nullptr;
@@ -253,6 +279,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSynchronize(gpRtProgram *program) {
 /// Copies between host and program memory, in either direction.
 static gpRtStatus copyProgram(gpRtProgram *program, void *dst, const void *src,
                               int64_t bytes, bool toProgram, const char *what) {
+  if (gpRtStatus status = checkHandle(program, what))
+    return status;
   if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) + ": null pointer or negative size");
@@ -286,6 +314,8 @@ static gpRtStatus copyProgram(gpRtProgram *program, void *dst, const void *src,
 GP_RT_EXPORT gpRtStatus gpRtCheckBoundsFlag(gpRtProgram *program,
                                             const void *flag,
                                             const char *kernels) {
+  if (gpRtStatus status = checkHandle(program, "gpRtCheckBoundsFlag"))
+    return status;
   if (!program || !flag || !kernels)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCheckBoundsFlag: null");
   int64_t code = 0;
@@ -308,6 +338,8 @@ GP_RT_EXPORT gpRtStatus gpRtCheckBoundsFlag(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramWrite(gpRtProgram *program, void *dst,
                                          const void *src, int64_t bytes) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramWrite"))
+    return status;
   if (!program || bytes < 0 || (bytes > 0 && (!dst || !src)))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramWrite: null pointer or negative size");
@@ -357,6 +389,8 @@ GP_RT_EXPORT gpRtStatus gpRtCopyFromProgram(gpRtProgram *program, void *dst,
 
 GP_RT_EXPORT gpRtStatus gpRtCudaLoadModule(gpRtProgram *program,
                                            const void *image, void **module) {
+  if (gpRtStatus status = checkHandle(program, "gpRtCudaLoadModule"))
+    return status;
   if (!program || !image || !module)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaLoadModule: null");
   if (!program->driver)
@@ -378,6 +412,8 @@ GP_RT_EXPORT gpRtStatus gpRtCudaLoadModule(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program, void *module,
                                             const char *name, void **function) {
+  if (gpRtStatus status = checkHandle(program, "gpRtCudaGetFunction"))
+    return status;
   if (!program || !module || !name || !function)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaGetFunction: null");
   if (!program->driver)
@@ -391,6 +427,8 @@ GP_RT_EXPORT gpRtStatus gpRtCudaGetFunction(gpRtProgram *program, void *module,
 GP_RT_EXPORT gpRtStatus gpRtCudaGetKernel(gpRtProgram *program,
                                           const void *image, const char *name,
                                           void **function) {
+  if (gpRtStatus status = checkHandle(program, "gpRtCudaGetKernel"))
+    return status;
   if (!program || !image || !name || !function)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCudaGetKernel: null");
   {
@@ -434,6 +472,8 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionWithResults(
     gpRtProgram *program, int32_t partition, const int64_t *shapeKey,
     gpRtPartitionBody body, void *userData, void *results, int64_t resultBytes,
     const gpRtPartitionInput *inputs, int32_t numInputs) {
+  if (gpRtStatus status = checkHandle(program, "gpRtRunPartition"))
+    return status;
   if (!program || !body)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtRunPartition: null program or body");
@@ -513,6 +553,8 @@ GP_RT_EXPORT gpRtStatus gpRtRunPartitionInContext(
 
 GP_RT_EXPORT gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
                                                     const char **report) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramGetBindingReport"))
+    return status;
   if (!program || !report)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtProgramGetBindingReport: null");
@@ -526,6 +568,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
 
 GP_RT_EXPORT gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
                                      int32_t backward, void *slot) {
+  if (gpRtStatus status = checkHandle(program, "gpRtRngState"))
+    return status;
   if (!program || !slot)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngState: null");
   uint64_t state[2] = {0, 0};
@@ -546,6 +590,8 @@ GP_RT_EXPORT gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
 
 GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,
                                             gpRtStats *stats) {
+  if (gpRtStatus status = checkHandle(program, "gpRtProgramGetStats"))
+    return status;
   if (!program || !stats)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramGetStats: null");
   std::lock_guard<std::mutex> lock(program->mutex);
@@ -564,6 +610,8 @@ GP_RT_EXPORT gpRtStatus gpRtProgramGetStats(gpRtProgram *program,
 GP_RT_EXPORT gpRtStatus gpRtRngForward(gpRtProgram *program, int32_t generator,
                                        uint64_t *seed, uint64_t *offset,
                                        int64_t *invocation) {
+  if (gpRtStatus status = checkHandle(program, "gpRtRngForward"))
+    return status;
   if (!program || !seed || !offset || !invocation)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngForward: null");
   std::lock_guard<std::mutex> lock(program->mutex);
@@ -573,6 +621,8 @@ GP_RT_EXPORT gpRtStatus gpRtRngForward(gpRtProgram *program, int32_t generator,
 GP_RT_EXPORT gpRtStatus gpRtRngBackward(gpRtProgram *program, int32_t generator,
                                         int64_t invocation, uint64_t *seed,
                                         uint64_t *offset) {
+  if (gpRtStatus status = checkHandle(program, "gpRtRngBackward"))
+    return status;
   if (!program || !seed || !offset)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtRngBackward: null");
   std::lock_guard<std::mutex> lock(program->mutex);

@@ -13,6 +13,7 @@
 
 #include "ArtifactState.h"
 #include "ElementTypes.h"
+#include "Handles.h"
 #include "Policy.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -457,6 +458,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact,
                                                 int32_t index, int32_t result,
                                                 const void *descriptor,
                                                 int64_t *bytes) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactResultBytes"))
+    return status;
   if (!artifact || !bytes)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtArtifactResultBytes: null");
   ResultView view;
@@ -470,6 +473,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactResultBytes(gpRtArtifact *artifact,
 GP_RT_EXPORT gpRtStatus gpRtArtifactCopyResultToHost(
     gpRtArtifact *artifact, int32_t index, int32_t result,
     const void *descriptor, void *dst, int64_t dstBytes) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactCopyResultToHost"))
+    return status;
   const char *what = "gpRtArtifactCopyResultToHost";
   if (!artifact || (!dst && dstBytes > 0))
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");
@@ -537,6 +542,9 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactCallWithOutputs(
 
 GP_RT_EXPORT gpRtStatus gpRtArtifactSetDebugOverwrite(gpRtArtifact *artifact,
                                                       int32_t enabled) {
+  if (gpRtStatus status =
+          checkHandle(artifact, "gpRtArtifactSetDebugOverwrite"))
+    return status;
   if (!artifact)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "gpRtArtifactSetDebugOverwrite: null");

@@ -13,6 +13,7 @@
 
 
 #include "ArtifactState.h"
+#include "Handles.h"
 #include "Log.h"
 #include "Memory.h"
 #include "Policy.h"
@@ -283,6 +284,8 @@ extern "C" {
 
 GP_RT_EXPORT int32_t gpRtArtifactNumSizes(gpRtArtifact *artifact,
                                           int32_t index) {
+  if (checkHandle(artifact, "gpRtArtifactNumSizes"))
+    return 0;
   if (!artifact || index < 0 ||
       index >= static_cast<int32_t>(artifact->entries.size()))
     return 0;
@@ -292,6 +295,8 @@ GP_RT_EXPORT int32_t gpRtArtifactNumSizes(gpRtArtifact *artifact,
 GP_RT_EXPORT gpRtStatus gpRtArtifactGetSize(gpRtArtifact *artifact,
                                             int32_t index, int32_t size,
                                             gpRtSizeInfo *info) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactGetSize"))
+    return status;
   const Entry *entry = nullptr;
   if (gpRtStatus status =
           findEntry(artifact, index, "gpRtArtifactGetSize", entry))
@@ -309,6 +314,8 @@ GP_RT_EXPORT gpRtStatus gpRtArtifactGetSize(gpRtArtifact *artifact,
 GP_RT_EXPORT gpRtStatus gpRtArtifactDescribeSizes(gpRtArtifact *artifact,
                                                   int32_t index,
                                                   const char **text) {
+  if (gpRtStatus status = checkHandle(artifact, "gpRtArtifactDescribeSizes"))
+    return status;
   const Entry *entry = nullptr;
   if (gpRtStatus status =
           findEntry(artifact, index, "gpRtArtifactDescribeSizes", entry))

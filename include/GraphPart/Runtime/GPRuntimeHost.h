@@ -57,7 +57,15 @@ gpRtStatus gpRtArtifactLoad(const char *path, gpRtBackend backend,
  * but no program is created: gpRtArtifactCall and gpRtArtifactGetProgram
  * fail with GP_RT_ERROR_INVALID_ARGUMENT. Unload it as usual. */
 gpRtStatus gpRtArtifactInspect(const char *path, gpRtArtifact **artifact);
-/* Destroys the program and unloads the shared object. */
+/* Destroys the program and unloads the shared object. The handle, and the
+ * program gpRtArtifactGetProgram gave for it, must not be used again. With
+ * GP_DEBUG_HANDLES=1 in the environment (read once per process) such a use
+ * is caught: an unloaded handle is kept, empty, instead of freed, and every
+ * gpRtArtifact* function given it fails with GP_RT_ERROR_INVALID_ARGUMENT
+ * ("gpRtArtifactCall: artifact handle 0x... was unloaded
+ * (gpRtArtifactUnload)"; functions returning a count or text return 0 or
+ * NULL with that as the last error), as does any given a pointer the
+ * runtime never returned ("0x... is not a loaded artifact"). */
 gpRtStatus gpRtArtifactUnload(gpRtArtifact *artifact);
 gpRtStatus gpRtArtifactGetProgram(gpRtArtifact *artifact,
                                   gpRtProgram **program);

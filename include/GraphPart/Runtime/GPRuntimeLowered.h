@@ -51,7 +51,11 @@ gpRtStatus gpRtProgramCreate(const gpRtProgramInfo *info, gpRtBackend backend,
                              int32_t device, gpRtProgram **program);
 
 /* Releases the program and everything it holds: graphs, executables,
- * streams, pools. */
+ * streams, pools. With GP_DEBUG_HANDLES=1 a destroyed program (or one whose
+ * artifact was unloaded) and a pointer never returned as a program make
+ * every function taking a program fail ("program handle 0x... was
+ * destroyed", "0x... is not a live program") instead of reading freed
+ * memory. */
 gpRtStatus gpRtProgramDestroy(gpRtProgram *program);
 
 /* Eager runs of a capturable partition, per shape key, before it is
