@@ -52,7 +52,7 @@ llvm="${GP_LLVM_DIR:-/usr/lib/llvm-22}"
 prepare() {
   rm -rf "$out" && mkdir -p "$out/artifacts" "$out/bin" "$out/lib"
   for program in "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir \
-                 "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir; do
+                 "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir "$root"/test/Runtime/E2E/Inputs/views/*.mlir; do
     stem="$(basename "$program" .mlir)"
     "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
   done
@@ -143,7 +143,9 @@ SITE
     "$root/build-rt/test/Runtime/E2E/matmuls-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/attention-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/views-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/entry-views-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/imported-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/fill-contractions-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/upstream-models-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/floats-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/unnamed-dims-cuda.test" \

@@ -3,6 +3,7 @@
 #include "CudaDriver.h"
 #include "RuntimeInternal.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -171,6 +172,53 @@ GP_RT_EXPORT gpRtStatus gpRtCheckSymInt(const char *name, int64_t value,
               std::string("symint '") + (name ? name : "?") + "' is " +
                   std::to_string(value) + ", outside its declared range [" +
                   bound(min, true) + ", " + bound(max, false) + "]");
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCheckExpandShape(const char *op, int64_t sourceDim,
+                                             int64_t sourceSize,
+                                             int64_t firstResultDim,
+                                             const int64_t *sizes,
+                                             int64_t count) {
+  if (!op || !sizes || count <= 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCheckExpandShape: null or empty argument");
+  // Negative sizes are refused one by one: two of them could multiply to
+  // the source's size.
+  int64_t product = 1;
+  bool overflow = false;
+  std::string factors;
+  for (int64_t i = 0; i < count; ++i) {
+    if (sizes[i] < 0)
+      return fail(
+          GP_RT_ERROR_INVALID_ARGUMENT,
+          std::string(op) + ": source dimension " + std::to_string(sourceDim) +
+              " has size " + std::to_string(sourceSize) +
+              ", but output_shape gives result dimension " +
+              std::to_string(firstResultDim + i) + " the negative size " +
+              std::to_string(sizes[i]) + "; nothing after it runs");
+    factors += (i ? " x " : "") + std::to_string(sizes[i]);
+    overflow = overflow || __builtin_mul_overflow(product, sizes[i], &product);
+  }
+  // A zero makes the product exact, whatever overflowed before it.
+  if (std::find(sizes, sizes + count, 0) != sizes + count) {
+    product = 0;
+    overflow = false;
+  }
+  if (!overflow && product == sourceSize)
+    return GP_RT_SUCCESS;
+  std::string dims =
+      count == 1 ? "result dimension " + std::to_string(firstResultDim)
+                 : "result dimensions " + std::to_string(firstResultDim) + "-" +
+                       std::to_string(firstResultDim + count - 1);
+  std::string split = count == 1 ? factors
+                      : overflow ? factors + ", which overflows int64"
+                                 : factors + " = " + std::to_string(product);
+  return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+              std::string(op) + ": source dimension " +
+                  std::to_string(sourceDim) + " has size " +
+                  std::to_string(sourceSize) +
+                  ", but output_shape splits it into " + split + " (" + dims +
+                  "); nothing after it runs");
 }
 
 GP_RT_EXPORT gpRtBackend gpRtDefaultBackend(void) {

@@ -250,6 +250,16 @@ gpRtStatus gpRtProgramSynchronize(gpRtProgram *program);
 gpRtStatus gpRtCheckSymInt(const char *name, int64_t value, int64_t min,
                            int64_t max);
 
+/* Compiled entry points and partition bodies check each group of a dynamic
+ * expand_shape where they make the view (gp.buffer.reshape's `expand`):
+ * the `count` output sizes at `sizes`, of result dimensions `firstResultDim`
+ * on, must be non-negative and multiply to `sourceSize`, the size of source
+ * dimension `sourceDim`. Otherwise fails with GP_RT_ERROR_INVALID_ARGUMENT,
+ * naming `op` (the op and its source location) and both sizes. */
+gpRtStatus gpRtCheckExpandShape(const char *op, int64_t sourceDim,
+                                int64_t sourceSize, int64_t firstResultDim,
+                                const int64_t *sizes, int64_t count);
+
 /* Checked mode (gp-pipeline checked=true): reads the bounds flag at `flag`
  * (program memory, after the calling thread's queued work) and fails when
  * a kernel set it, naming the kernel: line N of `kernels` for flag N. */

@@ -3,7 +3,8 @@
 // Planned buffers are descriptors over their arena offset (the device arena,
 // or the host arena for `#gp.device<cpu>`); unplanned ones are taken with
 // `gpRtAllocate` on the partition's stream. Reuses, reshapes and bitcasts
-// are new descriptors over the source's first element; slices are
+// are new descriptors over the source's first element (an expand's dynamic
+// groups checked against the source first); slices are
 // `memref.subview`s and transposes `memref.transpose`s (or, when only unit
 // dimensions move, new contiguous descriptors). Frees are no-ops: arena
 // slots and run memory are the runtime's.
@@ -132,6 +133,51 @@ struct ReuseLowering : GPToRuntimePattern<BufferReuseOp> {
   }
 };
 
+/// Fails the call (gpRtCheckExpandShape) unless each group of an expand
+/// that has a dynamic size multiplies to its source dimension: the sizes
+/// are the program's (an expand_shape's output_shape), and a view larger
+/// than its source would be read past the source's end. Static groups of
+/// static dimensions were checked by the verifier.
+static void emitExpandChecks(RuntimeCallBuilder &rt, BufferReshapeOp reshape,
+                             Value source, ValueRange dynamicSizes) {
+  ArrayAttr expand = reshape.getExpandAttr();
+  if (!expand)
+    return;
+  Location loc = reshape.getLoc();
+  MemRefType sourceType = reshape.getSource().getType();
+  MemRefType type = reshape.getType();
+  std::string op = "'memref.expand_shape'";
+  if (std::optional<std::string> where = sourceLocation(loc))
+    op += " at " + *where;
+  int64_t next = 0;
+  for (auto [dim, group] : llvm::enumerate(expand.getAsRange<ArrayAttr>())) {
+    // The group's result dimensions: [first, first + count).
+    int64_t first = next, count = group.size();
+    next += count;
+    auto resultDims = llvm::seq<int64_t>(first, next);
+    if (!sourceType.isDynamicDim(dim) &&
+        llvm::none_of(resultDims,
+                      [&](int64_t d) { return type.isDynamicDim(d); }))
+      continue;
+    Value sizes = rt.stackSlot(loc, rt.i64, count);
+    for (int64_t d : resultDims)
+      rt.store(loc,
+               type.isDynamicDim(d)
+                   ? rt.toStorage(loc, dynamicSizes[type.getDynamicDimIndex(d)])
+                   : rt.constI64(loc, type.getDimSize(d)),
+               rt.gep(loc, rt.i64, sizes, d - first));
+    Value sourceSize =
+        sourceType.isDynamicDim(dim)
+            ? rt.toStorage(loc,
+                           memref::DimOp::create(rt.builder, loc, source, dim))
+            : rt.constI64(loc, sourceType.getDimSize(dim));
+    rt.callChecked(loc, "gpRtCheckExpandShape",
+                   {rt.stringAddress(loc, op), rt.constI64(loc, dim),
+                    sourceSize, rt.constI64(loc, first), sizes,
+                    rt.constI64(loc, count)});
+  }
+}
+
 struct ReshapeLowering : GPToRuntimePattern<BufferReshapeOp> {
   using GPToRuntimePattern::GPToRuntimePattern;
 
@@ -143,6 +189,8 @@ struct ReshapeLowering : GPToRuntimePattern<BufferReshapeOp> {
       return failure();
     Location loc = reshape.getLoc();
     RuntimeCallBuilder rt = emitterFor(reshape, rewriter);
+    emitExpandChecks(rt, reshape, adaptor.getSource(),
+                     adaptor.getDynamicSizes());
     rewriter.replaceOp(
         reshape, rt.makeBuffer(loc, cast<MemRefType>(reshape.getType()),
                                rt.elementPointer(loc, adaptor.getSource()),

@@ -70,15 +70,6 @@ std::string indexList(ArrayRef<int64_t> list) {
   return "[" + text + "]";
 }
 
-/// "file:line:col" of the user's source, or "unknown".
-std::string sourceLocation(Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-        .str();
-  return "unknown";
-}
-
 /// The manifest's statement of what `fallback`'s IR says of its extern:
 ///   extern <name> capturable|unsafe <mutates> <aliases> <location>
 std::string externStatement(FallbackOp fallback) {
@@ -92,7 +83,8 @@ std::string externStatement(FallbackOp fallback) {
   bool unsafe = fallback.hasTag(FallbackOp::getCudagraphUnsafeTag());
   return "extern " + fallback.getCallee().str() + " " +
          (unsafe ? "unsafe " : "capturable ") + indexList(mutates) + " " +
-         indexList(aliases) + " " + sourceLocation(fallback.getLoc()) + "\n";
+         indexList(aliases) + " " +
+         sourceLocation(fallback.getLoc()).value_or("unknown") + "\n";
 }
 
 struct FallbackLowering : GPToRuntimePattern<FallbackOp> {

@@ -20,6 +20,14 @@ GPToRuntimeTypeConverter::GPToRuntimeTypeConverter(MLIRContext *ctx) {
       [ctx](RngStateType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
 }
 
+std::optional<std::string> mlir::gp::sourceLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  return std::nullopt;
+}
+
 void mlir::gp::configureGPToRuntimeConversionTarget(ConversionTarget &target,
                                                     GPToRuntimeState &state) {
   // Ops directly in a program function or a partition body are lowered;

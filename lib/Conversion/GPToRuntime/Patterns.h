@@ -44,6 +44,10 @@ protected:
   GPToRuntimeState &state;
 };
 
+/// "file:line:col" of the user's source that `loc` holds, if it holds one:
+/// what the manifest and run-time errors name an op by.
+std::optional<std::string> sourceLocation(Location loc);
+
 // One per file, named after it.
 void populateEntryPointPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns,

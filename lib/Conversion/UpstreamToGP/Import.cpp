@@ -178,8 +178,14 @@ LogicalResult FunctionImporter::importOp(Operation *op) {
         for (auto [dim, size] : llvm::enumerate(expand.getMixedOutputShape()))
           if (expand.getResultType().isDynamicDim(dim))
             sizes.push_back(cast<Value>(size));
-        return importReshape(expand, expand.getSrc(), expand.getResult(),
-                             sizes);
+        // Dynamic output sizes are the program's word, not the source's:
+        // the groups go along so the lowering can check them when the view
+        // is made. (A collapse's sizes are products of the source's own.)
+        ArrayAttr groups;
+        if (!sizes.empty())
+          groups = expand.getReassociation();
+        return importReshape(expand, expand.getSrc(), expand.getResult(), sizes,
+                             groups);
       })
       .Case([&](memref::CollapseShapeOp collapse) {
         SmallVector<Value> sizes;

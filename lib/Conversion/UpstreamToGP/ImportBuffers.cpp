@@ -66,7 +66,8 @@ LogicalResult FunctionImporter::importSubView(memref::SubViewOp subview) {
 
 LogicalResult FunctionImporter::importReshape(Operation *op, Value source,
                                               Value result,
-                                              SmallVector<Value> dynamicSizes) {
+                                              SmallVector<Value> dynamicSizes,
+                                              ArrayAttr expand) {
   auto sourceType = cast<MemRefType>(source.getType());
   auto resultType = cast<MemRefType>(result.getType());
   if (!sourceType.getLayout().isIdentity() ||
@@ -78,7 +79,7 @@ LogicalResult FunctionImporter::importReshape(Operation *op, Value source,
               "contiguous buffer first (or bufferize with "
               "function-boundary-type-conversion=identity-layout-map)";
   Value view = BufferReshapeOp::create(builder, op->getLoc(), resultType,
-                                       source, dynamicSizes);
+                                       source, dynamicSizes, expand);
   ++counts.views;
   replace(op, view);
   return success();

@@ -88,8 +88,11 @@ private:
   LogicalResult importAlloc(Operation *op, ValueRange dynamicSizes);
   LogicalResult importDealloc(Operation *op, Value buffer);
   LogicalResult importSubView(memref::SubViewOp subview);
+  /// `expand`: an expand_shape's reassociation, for the run-time check of
+  /// its dynamic output sizes (gp.buffer.reshape's `expand`).
   LogicalResult importReshape(Operation *op, Value source, Value result,
-                              SmallVector<Value> dynamicSizes);
+                              SmallVector<Value> dynamicSizes,
+                              ArrayAttr expand = {});
   LogicalResult importView(memref::ViewOp view);
   LogicalResult importReinterpretCast(memref::ReinterpretCastOp cast);
   LogicalResult importCast(memref::CastOp cast);

@@ -76,7 +76,8 @@ func.func @buffers(%x: memref<?xf32>) -> (index, index)
 // -----
 
 // Views: a rank-reducing subview, a transpose, collapse and expand with
-// dynamic sizes (host index math), a byte view and a flattening
+// dynamic sizes (host index math; the expand keeps its groups, which the
+// lowering checks its sizes against), a byte view and a flattening
 // reinterpret_cast; casts disappear.
 // CHECK-LABEL: func.func @views
 // CHECK: %[[N:.+]] = gp.symint.dim "arg1_dim0" = %arg1[0]
@@ -85,7 +86,7 @@ func.func @buffers(%x: memref<?xf32>) -> (index, index)
 // CHECK: %[[C3:.+]] = arith.constant 3 : index
 // CHECK: %[[FLAT:.+]] = arith.muli %[[N]], %[[C3]] : index
 // CHECK: %[[F:.+]] = gp.buffer.reshape %arg1(%[[FLAT]]) : memref<?x3xf32, #cuda0> to memref<?xf32, #cuda0>
-// CHECK: gp.buffer.reshape %[[F]](%[[N]]) : memref<?xf32, #cuda0> to memref<?x3xf32, #cuda0>
+// CHECK: gp.buffer.reshape %[[F]](%[[N]]) expand {{\[\[}}0, 1]] : memref<?xf32, #cuda0> to memref<?x3xf32, #cuda0>
 // CHECK: %[[BYTES:.+]] = gp.buffer.slice %arg2 [0] [64] [1] : memref<128xi8, #cuda0> to memref<64xi8, #cuda0>
 // CHECK: %[[WORDS:.+]] = gp.buffer.bitcast %[[BYTES]] : memref<64xi8, #cuda0> to memref<16xf32, #cuda0>
 // CHECK: gp.buffer.reshape %[[WORDS]]() : memref<16xf32, #cuda0> to memref<4x4xf32, #cuda0>

@@ -325,6 +325,62 @@ func.func @f(%x: memref<8xf32, #cuda0>) {
 
 // -----
 
+// An expand has one group per source dimension.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x4xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{has 1 expand groups for a source of rank 2}}
+  %v = gp.buffer.reshape %x(%n) expand [[0, 1, 2]] : memref<?x4xf32, #cuda0> to memref<?x2x2xf32, #cuda0>
+  return
+}
+
+// -----
+
+// An expand's groups list the result dimensions in order.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x4xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{expand groups must list result dimensions 0 to 2 once each, in order}}
+  %v = gp.buffer.reshape %x(%n) expand [[0, 2], [1]] : memref<?x4xf32, #cuda0> to memref<?x2x2xf32, #cuda0>
+  return
+}
+
+// -----
+
+// An expand's groups cover every result dimension.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x4xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{expand groups must list result dimensions 0 to 2 once each, in order}}
+  %v = gp.buffer.reshape %x(%n) expand [[0], [1]] : memref<?x4xf32, #cuda0> to memref<?x4x1xf32, #cuda0>
+  return
+}
+
+// -----
+
+// An expand group is not empty.
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x4xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{expand group 0 is empty}}
+  %v = gp.buffer.reshape %x(%n) expand [[], [0, 1, 2]] : memref<?x4xf32, #cuda0> to memref<?x2x2xf32, #cuda0>
+  return
+}
+
+// -----
+
+// A static group of a static dimension has its elements (dynamic ones are
+// checked when the view is made).
+#cuda0 = #gp.device<cuda:0>
+
+func.func @f(%x: memref<?x6xf32, #cuda0>, %n: index) {
+  // expected-error @+1 {{expand group 1 has 4 elements but source dimension 1 has 6}}
+  %v = gp.buffer.reshape %x(%n) expand [[0], [1, 2]] : memref<?x6xf32, #cuda0> to memref<?x2x2xf32, #cuda0>
+  return
+}
+
+// -----
+
 // Slice keeps the device.
 #cuda0 = #gp.device<cuda:0>
 #cuda1 = #gp.device<cuda:1>

@@ -56,6 +56,9 @@ func.func @views(%x: memref<4x8xf32, #cuda0>, %d: memref<?x4xf32, #cuda0>, %arg0
   %flat = gp.buffer.reshape %x() : memref<4x8xf32, #cuda0> to memref<32xf32, #cuda0>
   // CHECK: gp.buffer.reshape %[[FLAT]](%{{.+}}) : memref<32xf32, #{{.+}}> to memref<?x8xf32, #{{.+}}>
   %back = gp.buffer.reshape %flat(%s0) : memref<32xf32, #cuda0> to memref<?x8xf32, #cuda0>
+  // An expand's groups (checked when it runs, as its sizes are dynamic).
+  // CHECK: gp.buffer.reshape %{{.+}}(%{{.+}}) expand {{\[\[}}0, 1, 2], [3]] : memref<?x4xf32, #{{.+}}> to memref<?x2x2x4xf32, #{{.+}}>
+  %split = gp.buffer.reshape %d(%s0) expand [[0, 1, 2], [3]] : memref<?x4xf32, #cuda0> to memref<?x2x2x4xf32, #cuda0>
   // CHECK: gp.buffer.slice %{{.+}}[1, 1] [2, 4] [1, 2] : memref<4x8xf32, #{{.+}}> to memref<2x4xf32, strided<[8, 2], offset: 9>, #{{.+}}>
   %window = gp.buffer.slice %x[1, 1] [2, 4] [1, 2] : memref<4x8xf32, #cuda0> to memref<2x4xf32, strided<[8, 2], offset: 9>, #cuda0>
   // CHECK: gp.buffer.slice %{{.+}}[0, 3] [4, 1] [1, 1] : memref<4x8xf32, #{{.+}}> to memref<4xf32, strided<[8], offset: 3>, #{{.+}}>

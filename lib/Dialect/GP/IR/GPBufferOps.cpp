@@ -190,6 +190,42 @@ LogicalResult BufferReshapeOp::verify() {
     return emitOpError() << "views " << result.getNumElements()
                          << " elements of a buffer of "
                          << source.getNumElements();
+  ArrayAttr expand = getExpandAttr();
+  if (!expand)
+    return success();
+  // Groups as memref.expand_shape's: one per source dimension, splitting
+  // it into consecutive result dimensions.
+  if (static_cast<int64_t>(expand.size()) != source.getRank())
+    return emitOpError() << "has " << expand.size()
+                         << " expand groups for a source of rank "
+                         << source.getRank();
+  auto badOrder = [&] {
+    return emitOpError() << "expand groups must list result dimensions 0 to "
+                         << result.getRank() - 1 << " once each, in order";
+  };
+  int64_t next = 0;
+  for (auto [dim, group] : llvm::enumerate(expand.getAsRange<ArrayAttr>())) {
+    if (group.empty())
+      return emitOpError() << "expand group " << dim << " is empty";
+    std::optional<int64_t> elements = 1;
+    for (IntegerAttr resultDim : group.getAsRange<IntegerAttr>()) {
+      if (resultDim.getInt() != next || next >= result.getRank())
+        return badOrder();
+      if (elements)
+        elements = saturatedMul(*elements, result.getDimSize(next));
+      ++next;
+    }
+    // A static group of a static dimension is checked here; the others
+    // where the view is lowered, when it runs.
+    if (!source.isDynamicDim(dim) && elements &&
+        !ShapedType::isDynamic(*elements) &&
+        *elements != source.getDimSize(dim))
+      return emitOpError() << "expand group " << dim << " has " << *elements
+                           << " elements but source dimension " << dim
+                           << " has " << source.getDimSize(dim);
+  }
+  if (next != result.getRank())
+    return badOrder();
   return success();
 }
 

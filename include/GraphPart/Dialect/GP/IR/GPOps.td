@@ -107,13 +107,31 @@ def GP_BufferReshapeOp : GP_ViewOp<"buffer.reshape"> {
     are contiguous (identity layout); one `index` operand gives each dynamic
     dimension of the result. The view aliases `source` and keeps it alive.
 
+    `expand` (optional) gives, per source dimension, the result dimensions
+    it splits into, as `memref.expand_shape`'s reassociation; gp-import
+    keeps it from an expand_shape with dynamic output sizes. Those sizes
+    come from the program, not from the source, so where such a view is
+    lowered (an entry point or a partition body) each group with a dynamic
+    size is checked when it runs: its sizes must be non-negative and
+    multiply to the source dimension, or the call fails naming the op and
+    both numbers, before anything reads through the view.
+
     ```mlir
     %view0 = gp.buffer.reshape %buf0() : memref<4x8xf32, #gp.device<cuda:0>> to memref<32xf32, #gp.device<cuda:0>>
+    %view1 = gp.buffer.reshape %buf1(%n) expand [[0, 1]] : memref<?xf32, #gp.device<cuda:0>> to memref<?x4xf32, #gp.device<cuda:0>>
     ```
   }];
-  let arguments = (ins GP_Buffer:$source, Variadic<Index>:$dynamic_sizes);
+  let arguments = (ins GP_Buffer:$source, Variadic<Index>:$dynamic_sizes,
+                       OptionalAttr<IndexListArrayAttr>:$expand);
+  let builders = [
+    // Views made by the compiler itself: their sizes come from the source.
+    OpBuilder<(ins "Type":$result, "Value":$source,
+                   "ValueRange":$dynamicSizes), [{
+      build($_builder, $_state, result, source, dynamicSizes, ArrayAttr());
+    }]>
+  ];
   let assemblyFormat = [{
-    $source `(` $dynamic_sizes `)` attr-dict `:` type($source) `to` type($result)
+    $source `(` $dynamic_sizes `)` (`expand` $expand^)? attr-dict `:` type($source) `to` type($result)
   }];
 }
 
