@@ -12,7 +12,10 @@
 #  - gp-fuzz-manifest: artifact manifests, read and made into a program;
 #    seeds are the manifests of the examples compiled for both targets;
 #  - python: graphpart's graph and parameter readers, without sanitizers
-#    (test/Python/Inputs/fuzz_graphs.py; section at the end).
+#    (test/Python/Inputs/fuzz_graphs.py), and loaded artifacts called with
+#    bad arguments, weights and parameters (fuzz_calls.py, where python3
+#    has torch; the programs compiled with build/, or $GP_BUILD); section
+#    at the end.
 #
 # Builds build-fuzz/ (clang-22, GP_SANITIZE=address,undefined,fuzzer-no-link,
 # GP_BUILD_FUZZERS=ON). Every input that once crashed a target
@@ -144,6 +147,42 @@ case " ${GP_FUZZ_TARGETS:-python} " in
   done
   echo "fuzz_graphs.py: $rounds round(s) of 1000 graph and 200 parameter cases in ${seconds}s, $found with findings in $findings"
   [ "$found" -eq 0 ] || status=1
+
+  # Loaded artifacts (fuzz_calls.py; fuzz-calls.test runs one seed): small
+  # programs compiled for the host with the regular build (the sanitized
+  # build-fuzz/ runtime cannot be loaded into python), called with bad and
+  # unusual arguments, weights and parameters, on both call paths; each
+  # round of 2000 cases a new seed, for the same time. The rounds with a
+  # finding are kept in build-fuzz/findings/python/calls-seed-<S>.log
+  # (rerun a case with `fuzz_calls.py ... --seed S --case N --trace`).
+  build="${GP_BUILD:-$root/build}"
+  torch_python=""  # the first python3 with torch, as %torch_python
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c "import torch, numpy" 2>/dev/null; then
+      torch_python="$candidate"; break
+    fi
+  done
+  if [ -z "$torch_python" ]; then
+    echo "fuzz_calls.py: not run (no python3 with torch)"
+  elif [ ! -x "$build/bin/gp-compile" ] || [ ! -f "$build/lib/libgpruntime.so" ]; then
+    echo "fuzz_calls.py: not run (no $build/bin/gp-compile or $build/lib/libgpruntime.so; set GP_BUILD)"
+  else
+    seed=$(date +%s) end=$((SECONDS + seconds)) rounds=0 found=0
+    while [ "$SECONDS" -lt "$end" ] || [ "$rounds" -eq 0 ]; do
+      log="$findings/calls-seed-$seed.log"
+      if "$torch_python" "$root/test/Python/Inputs/fuzz_calls.py" \
+          --gp-compile "$build/bin/gp-compile" \
+          --runtime-library "$build/lib/libgpruntime.so" --cases 2000 \
+          --seed "$seed" >"$log" 2>&1; then
+        rm -f "$log"
+      else
+        found=$((found + 1)); grep -m 5 FAILED "$log" || tail -20 "$log"
+      fi
+      rounds=$((rounds + 1)) seed=$((seed + 1))
+    done
+    echo "fuzz_calls.py: $rounds round(s) of 2000 call cases in ${seconds}s, $found with findings in $findings"
+    [ "$found" -eq 0 ] || status=1
+  fi
   ;;
 esac
 exit $status

@@ -177,16 +177,30 @@ public:
           raise(name_ + ": argument " + std::to_string(user) +
                 " is an index; got " +
                 py::str(py::type::of(value)).cast<std::string>());
-        descriptor[0] = value.cast<int64_t>();
+        int overflow = 0;
+        long long index = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+        if (overflow)
+          raise(name_ + ": argument " + std::to_string(user) +
+                " is an index; " + py::str(value).cast<std::string>() +
+                " is outside int64");
+        descriptor[0] = static_cast<int64_t>(index);
         argPointers[position] = descriptor;
         used += 1;
         continue;
       }
       if (!THPVariable_Check(value.ptr()))
         raise(name_ + ": argument " + std::to_string(user) +
-              " must be a tensor");
+              " must be a tensor; got " +
+              py::str(py::type::of(value).attr("__name__"))
+                  .cast<std::string>());
       at::Tensor tensor = THPVariable_Unpack(value.ptr());
       checkTensor(user, spec, tensor, value);
+      // A negated or conjugated view shows other values than its memory
+      // holds: resolved (a copy), as a strided view is copied.
+      if (tensor.is_neg())
+        tensor = tensor.resolve_neg();
+      if (tensor.is_conj())
+        tensor = tensor.resolve_conj();
       if (!tensor.is_contiguous())
         tensor = tensor.contiguous();
       auto address = reinterpret_cast<int64_t>(tensor.data_ptr());
@@ -194,14 +208,20 @@ public:
       descriptor[0] = address;
       descriptor[1] = address;
       descriptor[2] = 0;
-      for (size_t d = 0; d < rank; ++d) {
+      // An empty tensor's strides are arbitrary (numpy's are 0): given as
+      // row-major ones, which the entry takes.
+      bool empty = tensor.numel() == 0;
+      int64_t stride = 1;
+      for (size_t d = rank; d-- > 0;) {
         descriptor[3 + d] = tensor.size(d);
-        descriptor[3 + rank + d] = tensor.stride(d);
+        descriptor[3 + rank + d] = empty ? stride : tensor.stride(d);
+        stride *= tensor.size(d);
       }
       argPointers[position] = descriptor;
       used += 3 + 2 * rank;
       keep.push_back(std::move(tensor));
     }
+    checkWritten(values);
     std::vector<int64_t> resultWords(resultWords_, 0);
     std::vector<void *> resultPointers(results_.size());
     for (size_t i = 0; i < results_.size(); ++i)
@@ -226,14 +246,19 @@ public:
     std::vector<py::object> outputs;
     for (size_t i = 0; i < results_.size(); ++i)
       outputs.push_back(
-          result(results_[i], resultWords.data() + resultOffsets_[i]));
+          result(results_[i], resultWords.data() + resultOffsets_[i], keep));
     size_t written = mutatedInputs_.size();
     size_t kept = outputs.size() - written;
     for (size_t i = 0; i < written; ++i) {
-      at::Tensor target = THPVariable_Unpack(values[userIndex(
-                                                 mutatedInputs_[i])]
-                                                 .ptr());
-      target.copy_(THPVariable_Unpack(outputs[kept + i].ptr()));
+      size_t user = userIndex(mutatedInputs_[i]);
+      at::Tensor target = THPVariable_Unpack(values[user].ptr());
+      try {
+        target.copy_(THPVariable_Unpack(outputs[kept + i].ptr()));
+      } catch (const c10::Error &error) {
+        raise(name_ + ": argument " + std::to_string(user) +
+              " cannot be written back (mutated_inputs): " +
+              error.what_without_backtrace());
+      }
     }
     outputs.resize(kept);
     if (outputs.size() == 1)
@@ -252,9 +277,43 @@ private:
            userPositions_.begin();
   }
 
+  /// The arguments the program writes in place (mutated_inputs), checked
+  /// before the call as runtime.py's Entry._check_written checks them.
+  void checkWritten(const py::args &values) const {
+    for (int64_t position : mutatedInputs_) {
+      size_t user = userIndex(position);
+      at::Tensor tensor = THPVariable_Unpack(values[user].ptr());
+      std::string which = name_ + ": argument " + std::to_string(user) +
+                          " is written in place (mutated_inputs)";
+      bool shared = false;
+      for (int64_t d = 0; d < tensor.dim(); ++d)
+        shared |= tensor.stride(d) == 0 && tensor.size(d) > 1;
+      if (shared)
+        raise(which + ", but elements of it share memory (sizes " +
+              shapeText(tensor.sizes().vec(), false) + ", strides " +
+              shapeText(tensor.strides().vec(), false) +
+              "): pass a tensor of its own (.clone())");
+      if (tensor.requires_grad() && at::GradMode::is_enabled())
+        raise(which + " and requires grad: the artifact computes no "
+                      "gradients; call it under torch.no_grad()");
+      if (tensor.is_inference() && !c10::InferenceMode::is_enabled())
+        raise(which + " and is an inference tensor, written only in "
+                      "inference mode: call it under "
+                      "torch.inference_mode(), or pass a clone");
+    }
+  }
+
   void checkTensor(size_t user, const ArgSpec &spec, const at::Tensor &tensor,
                    py::handle value) const {
     std::string which = name_ + ": argument " + std::to_string(user);
+    if (tensor.layout() != at::kStrided)
+      raise(which + " is a " +
+            py::str(value.attr("layout")).cast<std::string>().substr(
+                std::string("torch.").size()) +
+            " tensor; entries take dense (strided) tensors");
+    if (tensor.is_nested())
+      raise(which + " is a nested tensor; entries take dense (strided) "
+                    "tensors");
     if (tensor.scalar_type() != spec.dtype)
       raise(which + " is " + py::str(value.attr("dtype")).cast<std::string>() +
             "; the entry takes " + spec.elementType);
@@ -273,9 +332,33 @@ private:
     if (cuda_ && tensor.device().index() != device_)
       raise(which + " is on " + tensor.device().str() +
             "; the program runs on cuda:" + std::to_string(device_));
+    // Sizes, strides and offset within the storage (one resized after the
+    // tensor was made is not): the program reads or writes all of it.
+    if (tensor.numel() > 0) {
+      int64_t reach = tensor.storage_offset() + 1;
+      for (int64_t d = 0; d < tensor.dim(); ++d)
+        reach += (tensor.size(d) - 1) * tensor.stride(d);
+      reach *= static_cast<int64_t>(tensor.element_size());
+      int64_t held = tensor.has_storage()
+                         ? static_cast<int64_t>(tensor.storage().nbytes())
+                         : 0;
+      if (reach > held)
+        raise(which + ": its storage holds " + std::to_string(held) +
+              " byte(s), but its sizes " +
+              shapeText(tensor.sizes().vec(), false) + ", strides " +
+              shapeText(tensor.strides().vec(), false) + " and offset " +
+              std::to_string(tensor.storage_offset()) + " reach " +
+              std::to_string(reach) +
+              " (a storage resized after the tensor was made)");
+    }
   }
 
-  py::object result(const ResultSpec &spec, const int64_t *words) const {
+  /// Result `spec` (its descriptor `words`): a fresh tensor, or with views
+  /// a view of the program's memory; one in an argument's memory (the
+  /// program returns what it was given) is a view that keeps that tensor
+  /// alive, the argument being perhaps a copy made for this call.
+  py::object result(const ResultSpec &spec, const int64_t *words,
+                    const std::vector<at::Tensor> &arguments) const {
     if (!spec.isBuffer)
       return py::int_(words[0]);
     int64_t rank = spec.rank;
@@ -295,9 +378,29 @@ private:
       for (int64_t stride : strides)
         if (stride < 0)
           raise("call " + name_ + ": a result with negative strides");
-      auto *base = reinterpret_cast<char *>(words[1]) +
-                   words[2] * static_cast<int64_t>(c10::elementSize(spec.dtype));
-      tensor = at::from_blob(base, sizes, strides, options);
+      auto itemSize = static_cast<int64_t>(c10::elementSize(spec.dtype));
+      auto *base = reinterpret_cast<char *>(words[1]) + words[2] * itemSize;
+      const at::Tensor *owner = nullptr;
+      if (views_) {
+        int64_t extent = 1;
+        for (int64_t d = 0; d < rank; ++d)
+          extent += (sizes[d] - 1) * strides[d];
+        for (const at::Tensor &argument : arguments) {
+          auto *first = static_cast<char *>(argument.data_ptr());
+          auto bytes = static_cast<int64_t>(argument.nbytes());
+          if (base >= first && base + extent * itemSize <= first + bytes) {
+            owner = &argument;
+            break;
+          }
+        }
+      }
+      if (owner) {
+        at::Tensor alive = *owner;
+        tensor = at::from_blob(
+            base, sizes, strides, [alive](void *) {}, options);
+      } else {
+        tensor = at::from_blob(base, sizes, strides, options);
+      }
       if (!views_)
         tensor = tensor.clone(at::MemoryFormat::Contiguous);
     }

@@ -49,6 +49,18 @@ writes its inputs in place returns their final values after its outputs
 copies those back into the argument tensors and returns the outputs only,
 as the PyTorch function did.
 
+Arguments are checked before anything runs, each a GraphError naming it:
+their number (positional only), dtype, shape and sizes the program uses as
+one, device; an index's range (int64); a tensor without memory an entry can
+read (meta, sparse, mkldnn, nested) or whose storage no longer holds what
+its sizes reach. A negated or conjugated view (`x.conj().imag`) is resolved
+first, as a strided view is copied. An argument the program writes
+(mutated_inputs) must be one eager PyTorch would write in place: not an
+expanded tensor, not requiring grad in grad mode, not an inference tensor
+outside inference mode. A result with `views=True` that lies in an
+argument's memory (a program returning what it was given) is a view that
+keeps that tensor alive.
+
 The per-call work is done by a small C++ extension (_native.cpp), built on
 first use with torch.utils.cpp_extension and cached (GRAPHPART_NATIVE_DIR,
 default ~/.cache/graphpart): a call costs the same whatever the number of
@@ -71,6 +83,93 @@ from .parameters import read_safetensors
 _TORCH_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
                  "bf16": "bfloat16", "i64": "int64", "i32": "int32",
                  "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
+
+# Index arguments are int64.
+_INDEX_RANGE = (-2 ** 63, 2 ** 63)
+# The numpy dtypes a parameter's array may have (torch.from_numpy's).
+_NUMPY_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16",
+                "int8", "uint8", "bool")
+
+
+def _unusual(torch, tensor):
+    """Why `tensor` has no memory an entry can read (its layout is not
+    strided: sparse, mkldnn; a nested tensor), or None."""
+    if tensor.layout != torch.strided:
+        return "a %s tensor; entries take dense (strided) tensors" % (
+            str(tensor.layout).replace("torch.", ""))
+    if getattr(tensor, "is_nested", False):
+        return "a nested tensor; entries take dense (strided) tensors"
+    return None
+
+
+def _storage_bytes(tensor):
+    if hasattr(tensor, "untyped_storage"):
+        return tensor.untyped_storage().nbytes()
+    return tensor.storage().nbytes()
+
+
+def _check_memory(tensor, what):
+    """GraphError naming `what` when `tensor`'s sizes, strides and offset
+    reach past its storage (a storage resized after the tensor was made):
+    the program would read or write memory the tensor does not own."""
+    if tensor.numel() == 0 or tensor.is_meta:
+        return
+    reach = tensor.storage_offset() + 1 + sum(
+        (n - 1) * s for n, s in zip(tensor.shape, tensor.stride()))
+    reach *= tensor.element_size()
+    held = _storage_bytes(tensor)
+    if reach > held:
+        raise GraphError("%s: its storage holds %d byte(s), but its sizes "
+                         "%s, strides %s and offset %d reach %d (a storage "
+                         "resized after the tensor was made)" % (
+                             what, held, list(tensor.shape),
+                             list(tensor.stride()), tensor.storage_offset(),
+                             reach))
+
+
+def _as_read(tensor):
+    """`tensor` with its negation or conjugation applied (a copy), where it
+    is a lazy view (`x.conj().imag`, torch._neg_view): its memory holds
+    other values than it shows."""
+    if getattr(tensor, "is_neg", None) and tensor.is_neg():
+        tensor = tensor.resolve_neg()
+    if getattr(tensor, "is_conj", None) and tensor.is_conj():
+        tensor = tensor.resolve_conj()
+    return tensor
+
+
+def _overlaps_itself(tensor):
+    """Whether elements of `tensor` share memory (a stride 0 over more
+    than one element: an expanded tensor)."""
+    return any(s == 0 and n > 1 for n, s in zip(tensor.shape,
+                                                tensor.stride()))
+
+
+def _value_text(info):
+    """An argument's or result's type for a message: f32[?, 4], index."""
+    if not info.isBuffer:
+        return "index"
+    return "%s[%s]" % (info.elementType.decode(), ", ".join(
+        "?" if info.shape[d] < 0 else str(info.shape[d])
+        for d in range(info.rank)))
+
+
+def _alias_view(torch, kept, start, shape, strides, dtype):
+    """The result at address `start` as a view of `kept` (an argument
+    tensor passed to the call, maybe a copy made for it) where it lies in
+    that tensor's memory, so that the view keeps the memory alive; else
+    None."""
+    itemsize = kept.element_size()
+    if kept.dtype != dtype or kept.numel() == 0 or \
+            (start - kept.data_ptr()) % itemsize:
+        return None
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    first = (start - kept.data_ptr()) // itemsize
+    if first < 0 or first + extent > kept.numel():
+        return None
+    return kept.detach().as_strided(shape, strides,
+                                    kept.storage_offset() + first)
+
 
 class _CudaMemory:
     """Device memory as __cuda_array_interface__ bytes, so torch.as_tensor
@@ -130,6 +229,10 @@ class _ParameterInfo(ctypes.Structure):
 def _runtime(path=None):
     path = path or os.environ.get("GRAPHPART_RUNTIME_LIBRARY") or \
         "libgpruntime.so"
+    if not isinstance(path, (str, os.PathLike)):
+        raise GraphError("runtime_library must be a path, got %s"
+                         % type(path).__name__)
+    path = os.fspath(path)
     try:
         # Global: artifacts the runtime dlopens resolve gpRt* against it.
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
@@ -253,11 +356,29 @@ class Entry:
                           if i not in self.parameters]
         self.mutated_inputs = list(mutated_inputs)
         if len(self.mutated_inputs) > len(self.results) or any(
-                i not in self.user_args for i in self.mutated_inputs):
+                not isinstance(i, int) or isinstance(i, bool) or
+                i not in self.user_args for i in self.mutated_inputs) or \
+                len(set(self.mutated_inputs)) != len(self.mutated_inputs):
             raise GraphError("%s: mutated_inputs %s do not fit an entry of "
-                             "%d input(s) and %d result(s)" % (
+                             "%d input(s) and %d result(s) (argument "
+                             "positions, each once)" % (
                                  self.name, self.mutated_inputs,
                                  len(self.user_args), len(self.results)))
+        # Each written argument takes its trailing result: of its type.
+        first = len(self.results) - len(self.mutated_inputs)
+        for index, position in enumerate(self.mutated_inputs, first):
+            arg, result = self.args[position], self.results[index]
+            fits = arg.isBuffer and result.isBuffer and \
+                arg.elementType == result.elementType and \
+                arg.rank == result.rank and all(
+                    arg.shape[d] < 0 or result.shape[d] < 0 or
+                    arg.shape[d] == result.shape[d] for d in range(arg.rank))
+            if not fits:
+                raise GraphError(
+                    "%s: mutated_inputs: argument %d (%s) cannot take result "
+                    "%d (%s), its final value by position" % (
+                        self.name, self.user_args.index(position),
+                        _value_text(arg), index, _value_text(result)))
         # Results in host memory of a cuda program are read at once.
         self.host_results = artifact.target == "cuda" and any(
             r.isBuffer and artifact.memory_device(r.device.decode()) ==
@@ -290,10 +411,18 @@ class Entry:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise GraphError("%s: argument %d is an index; got %r"
                                  % (self.name, position, type(value)))
+            if not _INDEX_RANGE[0] <= value < _INDEX_RANGE[1]:
+                raise GraphError("%s: argument %d is an index; %d is "
+                                 "outside int64" % (self.name, position,
+                                                    value))
             return ctypes.c_int64(value), None
         if not isinstance(value, torch.Tensor):
-            raise GraphError("%s: argument %d must be a tensor"
-                             % (self.name, position))
+            raise GraphError("%s: argument %d must be a tensor; got %s"
+                             % (self.name, position, type(value).__name__))
+        unusual = _unusual(torch, value)
+        if unusual:
+            raise GraphError("%s: argument %d is %s" % (self.name, position,
+                                                       unusual))
         element = spec.elementType.decode()
         wanted = _TORCH_DTYPES.get(element)
         if wanted is None or value.dtype != getattr(torch, wanted):
@@ -318,16 +447,26 @@ class Entry:
             raise GraphError("%s: argument %d is on %s; the program runs on "
                              "cuda:%d" % (self.name, position, value.device,
                                           self.artifact.device_index()))
+        _check_memory(value, "%s: argument %d" % (self.name, position))
         # Entry arguments have row-major layouts (gp-compile bufferizes
         # function boundaries to identity layouts): a strided view is
-        # copied, everything else is passed as it lies.
-        value = value.contiguous()
+        # copied, and a negated or conjugated view resolved; everything
+        # else is passed as it lies.
+        value = _as_read(value).contiguous()
         words = [value.data_ptr(), value.data_ptr(), 0]
-        words += list(value.shape) + list(value.stride())
+        # An empty tensor's strides are arbitrary (numpy's are 0): given
+        # as row-major ones, which the entry takes.
+        strides = list(value.stride()) if value.numel() else [
+            int(np.prod(value.shape[d + 1:])) for d in range(value.dim())]
+        words += list(value.shape) + strides
         return (ctypes.c_int64 * len(words))(*words), value
 
-    def __call__(self, *values):
+    def __call__(self, *values, **keywords):
         artifact = self.artifact
+        if keywords:
+            raise GraphError("%s takes its arguments by position; got "
+                             "keyword argument(s) %s" % (
+                                 self.name, ", ".join(sorted(keywords))))
         if not artifact.handle:
             raise GraphError("call %s: the artifact was closed" % self.name)
         if not artifact._grad_warned and artifact._grad_enabled():
@@ -359,6 +498,7 @@ class Entry:
             slots[position] = ctypes.cast(ctypes.pointer(slot),
                                           ctypes.c_void_p)
             keep.append((slot, tensor))
+        self._check_written(torch, values)
         args = (ctypes.c_void_p * max(1, len(slots)))(*slots)
         results = [(ctypes.c_int64 * (3 + 2 * r.rank))() if r.isBuffer
                    else ctypes.c_int64() for r in self.results]
@@ -386,14 +526,57 @@ class Entry:
             dtype = getattr(torch, _TORCH_DTYPES[spec.elementType.decode()])
             view = _view(torch, ctypes.addressof(storage), spec.rank, dtype,
                          artifact.memory_device(spec.device.decode()))
+            if artifact.views and view.numel():
+                # A result in an argument's memory (the program returns
+                # what it was given, or wrote in place) is a view of that
+                # tensor, which it keeps alive: the argument may be a copy
+                # made for this call.
+                start = view.data_ptr()
+                view = next((v for v in (_alias_view(
+                    torch, tensor, start, list(view.shape),
+                    list(view.stride()), dtype) for _, tensor in keep
+                    if tensor is not None) if v is not None), view)
             outputs.append(view if artifact.views else
                            view.clone(memory_format=torch.contiguous_format))
         if self.mutated_inputs:
             written = outputs[len(outputs) - len(self.mutated_inputs):]
             outputs = outputs[:len(outputs) - len(self.mutated_inputs)]
             for position, value in zip(self.mutated_inputs, written):
-                values[self.user_args.index(position)].copy_(value)
+                user = self.user_args.index(position)
+                try:
+                    values[user].copy_(value)
+                except RuntimeError as error:
+                    raise GraphError("%s: argument %d cannot be written back "
+                                     "(mutated_inputs): %s" % (
+                                         self.name, user, error))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _check_written(self, torch, values):
+        """GraphError before the call for an argument the program writes in
+        place (mutated_inputs) that eager PyTorch would not write: one whose
+        elements share memory, one that requires grad in grad mode (the
+        artifact computes no gradients), an inference tensor outside
+        inference mode. (The native call path checks the same.)"""
+        for position in self.mutated_inputs:
+            user = self.user_args.index(position)
+            value = values[user]
+            which = "%s: argument %d is written in place (mutated_inputs)" \
+                % (self.name, user)
+            if _overlaps_itself(value):
+                raise GraphError("%s, but elements of it share memory (sizes "
+                                 "%s, strides %s): pass a tensor of its own "
+                                 "(.clone())" % (which, list(value.shape),
+                                                 list(value.stride())))
+            if value.requires_grad and torch.is_grad_enabled():
+                raise GraphError("%s and requires grad: the artifact computes "
+                                 "no gradients; call it under "
+                                 "torch.no_grad()" % which)
+            if value.is_inference() and \
+                    not torch.is_inference_mode_enabled():
+                raise GraphError("%s and is an inference tensor, written "
+                                 "only in inference mode: call it under "
+                                 "torch.inference_mode(), or pass a clone"
+                                 % which)
 
 
 class Artifact:
@@ -409,7 +592,19 @@ class Artifact:
         # Gradients: artifacts compute none; warned once (see
         # _warn_gradients).
         self._grad_warned, self._grad_enabled = False, torch.is_grad_enabled
+        if not isinstance(path, (str, os.PathLike)):
+            raise GraphError("load: the artifact's path must be a str or "
+                             "os.PathLike, got %s" % type(path).__name__)
         path = os.fspath(path)
+        if not isinstance(path, str):
+            raise GraphError("load: the artifact's path must be text, got %s"
+                             % type(path).__name__)
+        if device is None:
+            device = -1
+        if not isinstance(device, int) or isinstance(device, bool) or \
+                not -1 <= device < 2 ** 31:
+            raise GraphError("load: device must be -1 (the program's own) or "
+                             "a CUDA device index, got %r" % (device,))
         self.path = path
         # dlopen reads a name without a slash as a library's, not as a file
         # of the working directory.
@@ -449,6 +644,15 @@ class Artifact:
             self.parameters[parameter.name] = parameter
         self.entries = {}
         count = self.lib.gpRtArtifactNumEntries(self.handle)
+        if not isinstance(mutated_inputs, (list, tuple, dict, type(None))):
+            raise GraphError("mutated_inputs must be a list of argument "
+                             "positions (or a dict of entry names to lists), "
+                             "got %s" % type(mutated_inputs).__name__)
+        if isinstance(mutated_inputs, dict) and any(
+                not isinstance(v, (list, tuple))
+                for v in mutated_inputs.values()):
+            raise GraphError("mutated_inputs: each entry's value must be a "
+                             "list of argument positions")
         if isinstance(mutated_inputs, (list, tuple)):
             if count != 1:
                 raise GraphError("mutated_inputs as a list needs an artifact "
@@ -659,9 +863,20 @@ class Artifact:
             else:
                 tensor = torch.from_numpy(array)
         elif isinstance(value, np.ndarray):
-            tensor = torch.from_numpy(np.array(value, order="C"))
+            if str(value.dtype.newbyteorder("=")) not in _NUMPY_TYPES:
+                raise GraphError("parameter '%s': a numpy array of %s, which "
+                                 "no parameter takes" % (parameter.name,
+                                                         value.dtype))
+            # A copy, row-major, in this machine's byte order.
+            tensor = torch.from_numpy(np.array(
+                value, dtype=value.dtype.newbyteorder("="), order="C"))
         elif isinstance(value, torch.Tensor):
-            tensor = value.detach()
+            unusual = _unusual(torch, value)
+            if unusual:
+                raise GraphError("parameter '%s' is %s" % (parameter.name,
+                                                            unusual))
+            _check_memory(value, "parameter '%s'" % parameter.name)
+            tensor = _as_read(value.detach())
         else:
             raise GraphError("parameter '%s': %r is not a tensor"
                              % (parameter.name, type(value).__name__))
@@ -676,6 +891,9 @@ class Artifact:
     def _check_fits(self, parameter, tensor):
         import torch
         name = parameter.name
+        unusual = _unusual(torch, tensor)
+        if unusual:
+            raise GraphError("parameter '%s' is %s" % (name, unusual))
         wanted = getattr(torch, _TORCH_DTYPES.get(parameter.element, ""),
                          None)
         if tensor.dtype != wanted:
@@ -700,6 +918,13 @@ class Artifact:
             raise GraphError("parameter '%s' is not contiguous (strides %s): "
                              "the program reads it in place, row-major"
                              % (name, list(tensor.stride())))
+        if tensor.is_neg() or tensor.is_conj():
+            raise GraphError("parameter '%s' is a %s view, whose memory holds "
+                             "other values than it shows: the program reads "
+                             "it in place (pass .resolve_neg())" % (
+                                 name, "negated" if tensor.is_neg()
+                                 else "conjugated"))
+        _check_memory(tensor, "parameter '%s'" % name)
 
     def _bind_one(self, parameter, tensor):
         words = [tensor.data_ptr(), tensor.data_ptr(), 0]
@@ -770,8 +995,10 @@ class Artifact:
                              % (name, ", ".join(self.entries)))
         return self.entries[name]
 
-    def __call__(self, *values):
-        return next(iter(self.entries.values()))(*values)
+    def __call__(self, *values, **keywords):
+        if not self.entries:
+            raise GraphError("%s has no entry" % self.path)
+        return next(iter(self.entries.values()))(*values, **keywords)
 
     def close(self):
         if self.handle:

@@ -12,7 +12,9 @@ and read as graphpart.load reads them.
     python3 fuzz_graphs.py GRAPH_ROOT... [--cases N] [--seed S] [--case I]
 
 Deterministic: case I of seed S is the same damage every run (`--case I`
-runs that one alone). Needs numpy, not torch.
+runs that one alone). Needs numpy, not torch. Loaded artifacts and their
+calls (arguments, weights= directories, parameter sources) are fuzzed by
+fuzz_calls.py beside it (fuzz-calls.test), which needs torch.
 """
 import argparse
 import copy
