@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphCache.h"
-#include "ProgramState.h"
 #include "RuntimeInternal.h"
 
 #include <algorithm>
@@ -32,7 +31,7 @@ static size_t executableCount(const PartitionState &state) {
 /// Drops the least recently used executable of the partition, handing it
 /// to `evicted`; a key whose last executable it was is evicted (its pool
 /// memory is the partition's, which stays).
-static void evictOne(gpRtProgram &program, PartitionState &state,
+static void evictOne(const GraphCacheEnv &env, PartitionState &state,
                      std::vector<std::unique_ptr<Executable>> &evicted,
                      const NoteFn &note) {
   auto victim = state.keys.end();
@@ -51,7 +50,7 @@ static void evictOne(gpRtProgram &program, PartitionState &state,
   if (!key.variants.empty())
     return;
   state.keys.erase(victim);
-  program.count(&gpRtStats::evictions);
+  env.count(&gpRtStats::evictions);
   note("evicted the least recently used key");
 }
 
@@ -60,28 +59,28 @@ static void evictOne(gpRtProgram &program, PartitionState &state,
 /// otherwise the least recently used are evicted (down to one below the
 /// capacity, which an API call may have lowered) and an evicted executable
 /// is updated in place when the topologies match (else a new one is made).
-static gpRtStatus makeExecutable(gpRtProgram &program, Device &device,
+static gpRtStatus makeExecutable(const GraphCacheEnv &env, Device &device,
                                  PartitionState &state, Captured &graph,
                                  std::unique_ptr<Executable> &executable,
                                  const NoteFn &note) {
-  size_t capacity = program.policy.graphCacheCapacity;
+  size_t capacity = env.capacity;
   std::vector<std::unique_ptr<Executable>> evicted;
   while (!state.keys.empty() && executableCount(state) >= capacity)
-    evictOne(program, state, evicted, note);
+    evictOne(env, state, evicted, note);
   for (std::unique_ptr<Executable> &candidate : evicted) {
     bool updated = false;
     if (gpRtStatus status = device.tryUpdate(*candidate, graph, updated))
       return status;
     if (updated) {
       executable = std::move(candidate);
-      program.count(&gpRtStats::updates);
+      env.count(&gpRtStats::updates);
       note("updated an evicted key's executable in place");
       return GP_RT_SUCCESS;
     }
   }
   if (gpRtStatus status = device.instantiate(graph, executable))
     return status;
-  program.count(&gpRtStats::instantiations);
+  env.count(&gpRtStats::instantiations);
   note("instantiated");
   return GP_RT_SUCCESS;
 }
@@ -129,7 +128,7 @@ bool gp::rt::sameInputs(const std::vector<InputRange> &last,
 /// Keeps what a capture found about its inputs: a graph holding addresses
 /// that cannot be re-bound makes the partition keyed by input addresses
 /// from now on (said once), library kernels key their inputs' alignment.
-static void recordBindings(gpRtProgram &program, int32_t partition,
+static void recordBindings(const GraphCacheEnv &env, int32_t partition,
                            PartitionState &state, const Captured &graph,
                            const std::vector<BindingSite> &resultSites,
                            const NoteFn &note) {
@@ -137,7 +136,7 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
   if (!graph.fixedReason.empty() && state.fixedReason.empty()) {
     state.fixedReason = graph.fixedReason;
     std::string message =
-        program.name + ": partition " + std::to_string(partition) +
+        env.name + ": partition " + std::to_string(partition) +
         " keeps graphs per input address: " + state.fixedReason;
     if (logEnabled(GP_RT_LOG_PARTITIONS) || logEnabled(GP_RT_LOG_CUDAGRAPHS))
       log(logEnabled(GP_RT_LOG_PARTITIONS) ? GP_RT_LOG_PARTITIONS
@@ -163,7 +162,7 @@ static void recordBindings(gpRtProgram &program, int32_t partition,
 /// re-bound. Also points the key's results at the inputs. The partition's
 /// pool counts as one more input: graphs captured before it was replaced
 /// are re-bound to the new one here.
-gpRtStatus gp::rt::bindVariant(gpRtProgram &program, Device &device,
+gpRtStatus gp::rt::bindVariant(const GraphCacheEnv &env, Device &device,
                                PartitionState &state, KeyState &key,
                                Executable *&chosen, const NoteFn &note) {
   const std::vector<InputRange> &inputs = state.bindings;
@@ -189,10 +188,10 @@ gpRtStatus gp::rt::bindVariant(gpRtProgram &program, Device &device,
       candidate.lastUse = state.uses;
       chosen = candidate.executable.get();
       if (written > 0)
-        program.count(&gpRtStats::reboundSites, written);
+        env.count(&gpRtStats::reboundSites, written);
       return GP_RT_SUCCESS;
     }
-  size_t capacity = program.policy.graphCacheCapacity;
+  size_t capacity = env.capacity;
   auto seen = state.seenAddressSets.find(addresses);
   bool recurring = seen != state.seenAddressSets.end();
   if (state.seenAddressSets.size() >= 4 * capacity)
@@ -209,7 +208,7 @@ gpRtStatus gp::rt::bindVariant(gpRtProgram &program, Device &device,
     exec.bound.assign(inputs.size(), ~uintptr_t(0));
     if (gpRtStatus status = device.rebind(exec, inputs, written))
       return status;
-    program.count(&gpRtStats::instantiations);
+    env.count(&gpRtStats::instantiations);
     note("instantiated a variant for a recurring set of input addresses");
     key.variants.push_back(std::move(made));
     variant = &key.variants.back();
@@ -220,9 +219,9 @@ gpRtStatus gp::rt::bindVariant(gpRtProgram &program, Device &device,
     if (gpRtStatus status =
             device.rebind(*variant->executable, inputs, written))
       return status;
-    std::lock_guard<std::mutex> lock(program.mutex);
-    ++program.stats.rebinds;
-    program.stats.reboundSites += written;
+    std::lock_guard<std::mutex> lock(env.mutex);
+    ++env.stats.rebinds;
+    env.stats.reboundSites += written;
   }
   for (size_t i = 0; i < inputs.size(); ++i)
     variant->executable->bound[i] = inputs[i].base;
@@ -291,22 +290,21 @@ bool gp::rt::samePlacement(const PartitionState &state,
 /// first. Graphs of earlier keys keep the old pool's addresses as sites
 /// and are re-bound when they next replay, unless the partition's graphs
 /// cannot be re-bound: those keys are dropped and captured again.
-gpRtStatus gp::rt::growPool(gpRtProgram &program, Device &device,
+gpRtStatus gp::rt::growPool(const GraphCacheEnv &env, Device &device,
                             gpRtStream &stream, PartitionState &state,
                             const NoteFn &note) {
   if (state.pool && !state.pool->blocks.empty())
     if (gpRtStatus status = device.synchronize(stream))
       return status;
   if (!state.fixedReason.empty() && !state.keys.empty()) {
-    program.count(&gpRtStats::evictions,
-                  static_cast<int64_t>(state.keys.size()));
+    env.count(&gpRtStats::evictions, static_cast<int64_t>(state.keys.size()));
     state.keys.clear();
     note("dropped the keys captured on the smaller pool (" + state.fixedReason +
          ")");
   }
   state.pool.reset();
   state.poolCapacity = 0;
-  auto pool = std::make_unique<DynamicMemory>(program.driver);
+  auto pool = std::make_unique<DynamicMemory>(env.driver);
   void *pointer = nullptr;
   if (gpRtStatus status = pool->allocate(state.largestPlan, pointer))
     return status;
@@ -348,7 +346,7 @@ void gp::rt::placeInputs(PartitionState &state) {
     state.alone[i] = members[state.placement[2 * i]] == 1;
 }
 
-gpRtStatus gp::rt::storeCapture(gpRtProgram &program, Device &device,
+gpRtStatus gp::rt::storeCapture(const GraphCacheEnv &env, Device &device,
                                 int32_t partition, PartitionState &state,
                                 const std::vector<int64_t> &key,
                                 std::unique_ptr<Captured> graph,
@@ -361,11 +359,11 @@ gpRtStatus gp::rt::storeCapture(gpRtProgram &program, Device &device,
   std::vector<BindingSite> resultSites;
   findSites(const_cast<void *>(results), resultBytes > 0 ? resultBytes : 0,
             state.bindings, SiteKind::ResultWord, 0, 0, resultSites);
-  recordBindings(program, partition, state, *graph, resultSites, note);
+  recordBindings(env, partition, state, *graph, resultSites, note);
   placeInputs(state);
   std::unique_ptr<Executable> executable;
   if (gpRtStatus status =
-          makeExecutable(program, device, state, *graph, executable, note))
+          makeExecutable(env, device, state, *graph, executable, note))
     return status;
   executable->sites = std::move(graph->sites);
   executable->bound.resize(state.bindings.size());
@@ -396,18 +394,18 @@ void gp::rt::addGraphStats(const PartitionState &state, gpRtStats &stats) {
   stats.largestPlanBytes += state.largestPlan;
 }
 
-std::string gp::rt::describeBindings(gpRtProgram &program) {
-  ThreadContext *context = nullptr;
-  if (program.context(context) != GP_RT_SUCCESS)
-    return "";
-  auto inside = [](uintptr_t address, void *base, int64_t bytes) {
+std::string
+gp::rt::describeBindings(const std::vector<PartitionState> &partitions,
+                         const void *arena, int64_t arenaBytes,
+                         const void *hostArena, int64_t hostArenaBytes) {
+  auto inside = [](uintptr_t address, const void *base, int64_t bytes) {
     auto start = reinterpret_cast<uintptr_t>(base);
     return base && address >= start &&
            address - start < static_cast<uint64_t>(bytes);
   };
   std::ostringstream os;
-  for (size_t p = 0; p < context->partitions.size(); ++p) {
-    const PartitionState &state = context->partitions[p];
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    const PartitionState &state = partitions[p];
     if (state.keys.empty())
       continue; // Nothing captured: nothing bound.
     for (size_t i = 0; i < state.inputs.size(); ++i) {
@@ -416,8 +414,8 @@ std::string gp::rt::describeBindings(gpRtProgram &program) {
         counts = state.siteCounts[i];
       os << "partition " << p << " input " << i << ": ";
       uintptr_t base = state.inputs[i].base;
-      if (inside(base, context->arena, context->arenaBytes) ||
-          inside(base, context->hostArena, context->hostArenaBytes))
+      if (inside(base, arena, arenaBytes) ||
+          inside(base, hostArena, hostArenaBytes))
         os << "in the program's arena (never moves)";
       else if (state.inputs[i].bytes < 0)
         os << "keyed by address (how far it reaches is unknown)";

@@ -17,11 +17,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-struct gpRtProgram;
 
 namespace gp::rt {
 
@@ -142,14 +141,6 @@ struct PartitionState {
   std::unique_ptr<DynamicMemory> lastRunMemory;
 };
 
-/// Runs capturable or eager partition `partition` of `program` on the
-/// calling thread: warm-up, capture, update or replay per the policy
-/// (PartitionRunner.cpp). Arguments are checked by the caller.
-gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
-                        const int64_t *shapeKey, gpRtPartitionBody body,
-                        void *userData, void *results, int64_t resultBytes,
-                        const gpRtPartitionInput *inputs, int32_t numInputs);
-
 //===----------------------------------------------------------------------===//
 // The cache the partition runner keeps its graphs in (GraphCache.cpp): keys,
 // placement of inputs, eviction and re-binding.
@@ -157,6 +148,27 @@ gpRtStatus runPartition(gpRtProgram &program, int32_t partition,
 
 /// Says what the cache did (the runner logs it, naming partition and key).
 using NoteFn = std::function<void(const std::string &)>;
+
+/// What the cache reads of the program it serves and counts into, so that
+/// it depends on these alone rather than the whole program
+/// (ProgramState.h). References: the capacity is the policy's as an API
+/// call last set it, and counts land in the program's stats.
+struct GraphCacheEnv {
+  /// The program's name, for messages.
+  const std::string &name;
+  /// Where pools are allocated; null on the host backend.
+  const CudaDriver *driver;
+  /// Executables a partition keeps per thread (over its keys' variants).
+  const int32_t &capacity;
+  /// The program's stats and the mutex that guards them.
+  std::mutex &mutex;
+  gpRtStats &stats;
+
+  void count(int64_t gpRtStats::*field, int64_t by = 1) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.*field += by;
+  }
+};
 
 /// Whether a run's `inputs` are exactly where the last run's were.
 bool sameInputs(const std::vector<InputRange> &last,
@@ -179,15 +191,17 @@ void placeInputs(PartitionState &state);
 /// Replaces the partition's pool by one of the largest plan seen (graphs
 /// captured on the old one are re-bound at their next replay, or dropped
 /// when they cannot be).
-gpRtStatus growPool(gpRtProgram &program, Device &device, gpRtStream &stream,
-                    PartitionState &state, const NoteFn &note);
+gpRtStatus growPool(const GraphCacheEnv &env, Device &device,
+                    gpRtStream &stream, PartitionState &state,
+                    const NoteFn &note);
 
 /// Keeps a capture of `key` for the last run's placement (`graph`, whose
 /// body wrote `resultBytes` of results at `results`): what it holds of
 /// its inputs, an executable (new, or an evicted one updated in place),
 /// and the results to hand back on replays. `placed` is the new key.
-gpRtStatus storeCapture(gpRtProgram &program, Device &device, int32_t partition,
-                        PartitionState &state, const std::vector<int64_t> &key,
+gpRtStatus storeCapture(const GraphCacheEnv &env, Device &device,
+                        int32_t partition, PartitionState &state,
+                        const std::vector<int64_t> &key,
                         std::unique_ptr<Captured> graph, const void *results,
                         int64_t resultBytes, KeyState *&placed,
                         const NoteFn &note);
@@ -195,13 +209,16 @@ gpRtStatus storeCapture(gpRtProgram &program, Device &device, int32_t partition,
 /// The executable of `key` to replay for the last run's inputs: a variant
 /// bound to them, a new one for a recurring set, or the least recently
 /// used re-bound.
-gpRtStatus bindVariant(gpRtProgram &program, Device &device,
+gpRtStatus bindVariant(const GraphCacheEnv &env, Device &device,
                        PartitionState &state, KeyState &key,
                        Executable *&chosen, const NoteFn &note);
 
-/// One line per partition input the calling thread's graphs hold: how it
-/// is bound (re-bound, keyed by address and why, in the arena).
-std::string describeBindings(gpRtProgram &program);
+/// One line per partition input a thread's graphs (`partitions`) hold: how
+/// it is bound (re-bound, keyed by address and why, in one of the thread's
+/// arenas).
+std::string describeBindings(const std::vector<PartitionState> &partitions,
+                             const void *arena, int64_t arenaBytes,
+                             const void *hostArena, int64_t hostArenaBytes);
 
 /// Adds a partition's live graphs, pool bytes and largest plan to `stats`.
 void addGraphStats(const PartitionState &state, gpRtStats &stats);

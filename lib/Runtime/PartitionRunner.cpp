@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PartitionRunner.h"
+
 #include "GraphCache.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
@@ -57,6 +59,12 @@ private:
   std::string where() const {
     return program.name + ": partition " + std::to_string(partition) +
            " shape " + describeKey(key);
+  }
+  /// What the cache needs of the program: made where the cache is called,
+  /// so a replay of the last run's graph builds nothing.
+  GraphCacheEnv cache() const {
+    return {program.name, program.driver, program.policy.graphCacheCapacity,
+            program.mutex, program.stats};
   }
   gpRtStatus runNow(AllocationTrace *trace);
   gpRtStatus runEagerly(const std::string &why);
@@ -138,7 +146,7 @@ gpRtStatus PartitionRun::capture(ShapeState &shape, KeyState *&placed) {
   // is not allowed); one too small is replaced by one as large as the
   // largest plan seen, the keys captured so far are re-bound to it.
   if (shape.poolPlan.total > state.poolCapacity) {
-    if (gpRtStatus status = growPool(program, device, stream, state, note))
+    if (gpRtStatus status = growPool(cache(), device, stream, state, note))
       return status;
   } else if (!state.pool) {
     state.pool = std::make_unique<DynamicMemory>(program.driver);
@@ -180,7 +188,7 @@ gpRtStatus PartitionRun::capture(ShapeState &shape, KeyState *&placed) {
          "): each new shape costs a capture; consider capture sizes or "
          "static shapes");
   }
-  return storeCapture(program, device, partition, state, key, std::move(graph),
+  return storeCapture(cache(), device, partition, state, key, std::move(graph),
                       results, resultBytes, placed, note);
 }
 
@@ -246,7 +254,7 @@ gpRtStatus PartitionRun::run(const gpRtPartitionInput *inputs,
   ++state.uses;
   Executable *executable = nullptr;
   if (gpRtStatus status =
-          bindVariant(program, device, state, *keyState, executable, note))
+          bindVariant(cache(), device, state, *keyState, executable, note))
     return status;
   for (Variant &variant : keyState->variants)
     if (variant.executable.get() == executable)

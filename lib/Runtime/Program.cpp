@@ -9,6 +9,7 @@
 
 #include "Handles.h"
 #include "Memory.h"
+#include "PartitionRunner.h"
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
@@ -561,7 +562,9 @@ GP_RT_EXPORT gpRtStatus gpRtProgramGetBindingReport(gpRtProgram *program,
   ThreadContext *context = nullptr;
   if (gpRtStatus status = program->context(context))
     return status;
-  context->bindingReport = describeBindings(*program);
+  context->bindingReport =
+      describeBindings(context->partitions, context->arena, context->arenaBytes,
+                       context->hostArena, context->hostArenaBytes);
   *report = context->bindingReport.c_str();
   return GP_RT_SUCCESS;
 }
