@@ -3,8 +3,8 @@
 // What the runtime knows of element types, in one place: how many bytes an
 // element takes (by manifest name, or by gpRtElementType), and how 16-bit
 // floats convert to and from f32 for the host backend, which computes in
-// f32 whatever the storage type. Names are gpRtElementTypeName's
-// (ElementTypes.cpp), the C API's.
+// f32 whatever the storage type. Names, sizes and codes are the table's
+// (ElementTypeTable.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +24,9 @@ namespace gp::rt {
 /// "index", "f8E4M3FN", ...; ElementTypeTable.h); 0 when unknown.
 int64_t elementTypeBytes(const std::string &name);
 
-/// Bytes of one element of `type`: those of its name (gpRtElementTypeName),
-/// so that the two spellings of a type cannot disagree; 0 when `type` has
-/// no name.
+/// Bytes of one element of `type`: its table entry's, the same entry its
+/// name (gpRtElementTypeName) finds; 0 for GP_RT_ELEMENT_OTHER and values
+/// outside the enum.
 int64_t elementTypeBytes(gpRtElementType type);
 
 // The f16 and bf16 conversions, exact and rounding to nearest even.

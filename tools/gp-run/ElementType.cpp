@@ -1,6 +1,7 @@
 //===- ElementType.cpp - element types and host arrays --------------------===//
 //
-// The table of element types and the per-element conversions of Array.
+// gp-run's element types, drawn from the runtime's table, and the
+// per-element conversions of Array, chosen by each type's kind and size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,53 +9,41 @@
 
 #include "GraphPart/Runtime/ElementTypeTable.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <string_view>
 
 using namespace gp::run;
+using gp::elements::ElementInfo;
+using gp::elements::Kind;
 
 namespace {
-/// The types gp-run reads and writes, with their .npy descrs; their sizes
-/// and kinds are the runtime's (ElementTypeTable.h).
-struct NpyDescr {
-  const char *name, *npy;
-};
-constexpr NpyDescr kNpyDescrs[] = {
-    {"f32", "<f4"},      {"f64", "<f8"},  {"f16", "<f2"}, {"i64", "<i8"},
-    {"i32", "<i4"},      {"i16", "<i2"},  {"i8", "|i1"},  {"i1", "|b1"},
-    {"f8E4M3FN", "|u1"}, {"bf16", "<u2"},
-};
-
+/// The types gp-run reads and writes: the table's entries with an .npy
+/// descr.
 const std::vector<ElementType> &elementTypes() {
   static const std::vector<ElementType> types = [] {
     std::vector<ElementType> result;
-    for (const NpyDescr &descr : kNpyDescrs) {
-      const gp::elements::ElementInfo *info =
-          gp::elements::findElement(descr.name);
-      result.push_back({info->name, descr.npy, info->bytes,
-                        info->kind == gp::elements::Kind::Float});
-    }
+    for (const ElementInfo &info : gp::elements::kElementTable)
+      if (info.npy)
+        result.push_back(
+            {info.name, info.npy, info.bytes, info.kind == Kind::Float, &info});
     return result;
   }();
   return types;
 }
 
-double halfToDouble(uint16_t bits) { return gp::elements::halfToFloat(bits); }
-
-/// Through f32, as PyTorch converts a Python float to f16.
-uint16_t doubleToHalf(double value) {
-  return gp::elements::floatToHalf(static_cast<float>(value));
+template <typename T> T load(const uint8_t *p) {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  return value;
 }
 
-double bfloat16ToDouble(uint16_t bits) {
-  return gp::elements::bf16ToFloat(bits);
+template <typename T> void store(uint8_t *p, T value) {
+  std::memcpy(p, &value, sizeof value);
 }
 
-uint16_t doubleToBfloat16(double value) {
-  return gp::elements::floatToBf16(static_cast<float>(value));
+bool isBf16(const ElementType &type) {
+  return type.info->code == GP_RT_ELEMENT_BF16;
 }
 } // namespace
 
@@ -66,65 +55,53 @@ const ElementType *gp::run::findElementType(const std::string &name) {
 }
 
 const ElementType *gp::run::findNpyElementType(const std::string &descr) {
+  // An f8 type's descr is its raw bits' ('|u1'), which a uint8 array has.
   for (const ElementType &type : elementTypes())
-    if (descr == type.npy && std::string_view(type.name) != "f8E4M3FN")
+    if (descr == type.npy && type.info->kind != Kind::Float8)
       return &type;
   return nullptr;
 }
 
 double gp::run::element(const Array &array, int64_t i) {
-  const uint8_t *p = array.data.data() + i * array.type->bytes;
-  std::string_view n = array.type->name;
-  if (n == "f32") {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
+  const ElementType &type = *array.type;
+  const uint8_t *p = array.data.data() + i * type.bytes;
+  switch (type.info->kind) {
+  case Kind::Float:
+    if (type.bytes == 2) {
+      uint16_t bits = load<uint16_t>(p);
+      return isBf16(type) ? gp::elements::bf16ToFloat(bits)
+                          : gp::elements::halfToFloat(bits);
+    }
+    return type.bytes == 4 ? load<float>(p) : load<double>(p);
+  case Kind::SignedInt:
+    switch (type.bytes) {
+    case 1:
+      return load<int8_t>(p);
+    case 2:
+      return load<int16_t>(p);
+    case 4:
+      return load<int32_t>(p);
+    default:
+      return load<int64_t>(p);
+    }
+  default: // i1 and f8 elements: their bits.
+    return *p;
   }
-  if (n == "f64") {
-    double v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  if (n == "i64") {
-    int64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  if (n == "i32") {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (n == "i16") {
-    int16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-  }
-  if (n == "i8") {
-    int8_t v;
-    std::memcpy(&v, p, 1);
-    return v;
-  }
-  if (n == "f16" || n == "bf16") {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return n == "f16" ? halfToDouble(v) : bfloat16ToDouble(v);
-  }
-  return *p;
 }
 
 bool gp::run::representable(const ElementType &type, double value) {
-  std::string_view n = type.name;
-  if (n == "f64" || n == "f16" || n == "bf16" || n == "i1")
+  Kind kind = type.info->kind;
+  // f16 and bf16 round out-of-range values to infinity; i1 takes any value.
+  if (kind == Kind::Bool || (kind == Kind::Float && type.bytes != 4))
     return true;
-  if (n == "f32")
+  if (kind == Kind::Float)
     return !std::isfinite(value) ||
            std::fabs(value) <= std::numeric_limits<float>::max();
   if (std::isnan(value))
     return false;
   // Integers truncate toward zero: the truncated value must fit.
-  double low = 0, high = 256; // f8E4M3FN: a raw byte.
-  if (n != "f8E4M3FN") {
+  double low = 0, high = 256; // An f8 type: a raw byte.
+  if (kind != Kind::Float8) {
     double half = std::ldexp(1.0, type.bytes * 8 - 1);
     low = -half;
     high = half;
@@ -134,31 +111,35 @@ bool gp::run::representable(const ElementType &type, double value) {
 }
 
 void gp::run::setElement(Array &array, int64_t i, double value) {
-  uint8_t *p = array.data.data() + i * array.type->bytes;
-  std::string_view n = array.type->name;
-  if (n == "f32") {
-    float v = value;
-    std::memcpy(p, &v, 4);
-  } else if (n == "f64") {
-    std::memcpy(p, &value, 8);
-  } else if (n == "i64") {
-    int64_t v = value;
-    std::memcpy(p, &v, 8);
-  } else if (n == "i32") {
-    int32_t v = value;
-    std::memcpy(p, &v, 4);
-  } else if (n == "i16") {
-    int16_t v = value;
-    std::memcpy(p, &v, 2);
-  } else if (n == "i8") {
-    int8_t v = value;
-    std::memcpy(p, &v, 1);
-  } else if (n == "i1") {
+  const ElementType &type = *array.type;
+  uint8_t *p = array.data.data() + i * type.bytes;
+  switch (type.info->kind) {
+  case Kind::Float:
+    // f16 and bf16 through f32, as PyTorch converts a Python float.
+    if (type.bytes == 2)
+      store(p, isBf16(type)
+                   ? gp::elements::floatToBf16(static_cast<float>(value))
+                   : gp::elements::floatToHalf(static_cast<float>(value)));
+    else if (type.bytes == 4)
+      store(p, static_cast<float>(value));
+    else
+      store(p, value);
+    return;
+  case Kind::SignedInt:
+    switch (type.bytes) {
+    case 1:
+      return store(p, static_cast<int8_t>(value));
+    case 2:
+      return store(p, static_cast<int16_t>(value));
+    case 4:
+      return store(p, static_cast<int32_t>(value));
+    default:
+      return store(p, static_cast<int64_t>(value));
+    }
+  case Kind::Bool:
     *p = value != 0;
-  } else if (n == "f16" || n == "bf16") {
-    uint16_t v = n == "f16" ? doubleToHalf(value) : doubleToBfloat16(value);
-    std::memcpy(p, &v, 2);
-  } else {
+    return;
+  default: // f8: the raw byte.
     *p = static_cast<uint8_t>(value);
   }
 }

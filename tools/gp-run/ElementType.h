@@ -14,17 +14,25 @@
 #include <string>
 #include <vector>
 
+namespace gp::elements {
+struct ElementInfo;
+} // namespace gp::elements
+
 namespace gp::run {
 
 /// An element type, named as the runtime names it (gpRtValueInfo's
-/// elementType), with its .npy descr.
+/// elementType), with its .npy descr: a view of its entry in the runtime's
+/// table (GraphPart/Runtime/ElementTypeTable.h), declared only, so that
+/// users of this header need no runtime headers.
 struct ElementType {
   const char *name, *npy;
   int bytes;
   bool isFloat;
+  const gp::elements::ElementInfo *info;
 };
 
-/// The element type the runtime calls `name`, or null.
+/// The element type the runtime calls `name`, or null: those of the table
+/// with an .npy descr.
 const ElementType *findElementType(const std::string &name);
 
 /// The element type a .npy file of dtype `descr` holds, or null. Only the

@@ -9,6 +9,8 @@
 
 #include "SafeTensors.h"
 
+#include "GraphPart/Runtime/ElementTypeTable.h"
+
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -314,17 +316,10 @@ bool asCount(const Json &value, int64_t &count) {
 
 std::string gp::run::safeTensorElementType(const std::string &dtype,
                                            int &bytes) {
-  static const struct {
-    const char *dtype, *elementType;
-    int bytes;
-  } kTypes[] = {{"F64", "f64", 8},  {"F32", "f32", 4},  {"F16", "f16", 2},
-                {"BF16", "bf16", 2}, {"I64", "i64", 8}, {"I32", "i32", 4},
-                {"I16", "i16", 2},  {"I8", "i8", 1},    {"U8", "ui8", 1},
-                {"BOOL", "i1", 1}};
-  for (const auto &type : kTypes)
-    if (dtype == type.dtype) {
-      bytes = type.bytes;
-      return type.elementType;
+  for (const gp::elements::ElementInfo &info : gp::elements::kElementTable)
+    if (info.safetensors && dtype == info.safetensors) {
+      bytes = info.bytes;
+      return info.name;
     }
   bytes = 0;
   return "";

@@ -1,16 +1,20 @@
 //===- ElementTypeTable.h - the one table of element types ------*- C++ -*-===//
 //
-// Every element type an artifact's manifest can name (the names
-// gpRtElementTypeName gives), with its size and its kind, and the exact
-// f16 and bf16 conversions to and from f32. The runtime (sizes, results,
-// the host backend's loops) and gp-run (arrays, .npy files) both read this
-// table, so a new element type is added here once. Header-only and free
-// of dependencies: gp-run's support library links no runtime.
+// Every element type an artifact's manifest can name, with its size, its
+// kind, its gpRtElementType code, the names .npy and .safetensors files give
+// it, and the exact f16 and bf16 conversions to and from f32. The runtime
+// (gpRtElementTypeName, sizes, results, the host backend's loops), the
+// compiler (the codes it passes to externs) and gp-run (arrays, .npy and
+// .safetensors files) all read this table, so a new element type is added
+// here once. Header-only, needing only the C API's headers: gp-run's support
+// library links no runtime.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GRAPHPART_RUNTIME_ELEMENTTYPETABLE_H
 #define GRAPHPART_RUNTIME_ELEMENTTYPETABLE_H
+
+#include "GraphPart/Runtime/GPRuntimeExtern.h"
 
 #include <cmath>
 #include <cstdint>
@@ -22,28 +26,75 @@ namespace gp::elements {
 enum class Kind { Float, SignedInt, UnsignedInt, Bool, Float8, Index };
 
 struct ElementInfo {
+  /// The manifest's name: MLIR's spelling of the type.
   const char *name;
   int bytes;
   Kind kind;
+  /// The extern ABI's code; GP_RT_ELEMENT_OTHER for a type without one.
+  gpRtElementType code;
+  /// The .npy descr gp-run reads and writes; null for a type gp-run does
+  /// not take.
+  const char *npy;
+  /// The .safetensors dtype gp-run reads parameters of; null for none.
+  const char *safetensors;
 };
 
-/// In the order gp-run lists them. f8 types are one byte of bits; `index`
-/// is 64-bit, as the lowering makes it; i1 takes a byte.
+/// f8 types are one byte of bits; `index` is 64-bit, as the lowering makes
+/// it; i1 takes a byte. numpy has no bf16, so gp-run stores its raw bits
+/// ('<u2': gp has no u16 type to confuse it with), and f8E4M3FN's likewise
+/// ('|u1').
 inline constexpr ElementInfo kElementTable[] = {
-    {"f32", 4, Kind::Float},        {"f64", 8, Kind::Float},
-    {"f16", 2, Kind::Float},        {"bf16", 2, Kind::Float},
-    {"i64", 8, Kind::SignedInt},    {"i32", 4, Kind::SignedInt},
-    {"i16", 2, Kind::SignedInt},    {"i8", 1, Kind::SignedInt},
-    {"i1", 1, Kind::Bool},          {"ui8", 1, Kind::UnsignedInt},
-    {"ui16", 2, Kind::UnsignedInt}, {"ui32", 4, Kind::UnsignedInt},
-    {"ui64", 8, Kind::UnsignedInt}, {"f8E4M3FN", 1, Kind::Float8},
-    {"f8E5M2", 1, Kind::Float8},    {"index", 8, Kind::Index},
+    // name, bytes, kind, code, npy, safetensors
+    {"f32", 4, Kind::Float, GP_RT_ELEMENT_F32, "<f4", "F32"},
+    {"f64", 8, Kind::Float, GP_RT_ELEMENT_F64, "<f8", "F64"},
+    {"f16", 2, Kind::Float, GP_RT_ELEMENT_F16, "<f2", "F16"},
+    {"bf16", 2, Kind::Float, GP_RT_ELEMENT_BF16, "<u2", "BF16"},
+    {"i64", 8, Kind::SignedInt, GP_RT_ELEMENT_I64, "<i8", "I64"},
+    {"i32", 4, Kind::SignedInt, GP_RT_ELEMENT_I32, "<i4", "I32"},
+    {"i16", 2, Kind::SignedInt, GP_RT_ELEMENT_I16, "<i2", "I16"},
+    {"i8", 1, Kind::SignedInt, GP_RT_ELEMENT_I8, "|i1", "I8"},
+    {"i1", 1, Kind::Bool, GP_RT_ELEMENT_I1, "|b1", "BOOL"},
+    {"ui8", 1, Kind::UnsignedInt, GP_RT_ELEMENT_U8, nullptr, "U8"},
+    {"ui16", 2, Kind::UnsignedInt, GP_RT_ELEMENT_OTHER, nullptr, nullptr},
+    {"ui32", 4, Kind::UnsignedInt, GP_RT_ELEMENT_OTHER, nullptr, nullptr},
+    {"ui64", 8, Kind::UnsignedInt, GP_RT_ELEMENT_OTHER, nullptr, nullptr},
+    {"f8E4M3FN", 1, Kind::Float8, GP_RT_ELEMENT_F8E4M3FN, "|u1", nullptr},
+    {"f8E5M2", 1, Kind::Float8, GP_RT_ELEMENT_F8E5M2, nullptr, nullptr},
+    {"index", 8, Kind::Index, GP_RT_ELEMENT_INDEX, nullptr, nullptr},
 };
+
+namespace detail {
+/// Whether every gpRtElementType but OTHER names exactly one entry, so
+/// that the code -> entry lookup below is total over the enum.
+constexpr bool codesNameOneEntryEach() {
+  for (int code = GP_RT_ELEMENT_F32; code <= GP_RT_ELEMENT_INDEX; ++code) {
+    int entries = 0;
+    for (const ElementInfo &info : kElementTable)
+      entries += info.code == code;
+    if (entries != 1)
+      return false;
+  }
+  return true;
+}
+} // namespace detail
+static_assert(detail::codesNameOneEntryEach(),
+              "each gpRtElementType but OTHER needs one table entry");
 
 /// The entry named `name`, or null.
 inline const ElementInfo *findElement(std::string_view name) {
   for (const ElementInfo &info : kElementTable)
     if (name == info.name)
+      return &info;
+  return nullptr;
+}
+
+/// The entry of code `code`, or null (for GP_RT_ELEMENT_OTHER too, which
+/// stands for several types).
+inline const ElementInfo *findElement(gpRtElementType code) {
+  if (code == GP_RT_ELEMENT_OTHER)
+    return nullptr;
+  for (const ElementInfo &info : kElementTable)
+    if (info.code == code)
       return &info;
   return nullptr;
 }

@@ -11,6 +11,7 @@
 
 #include "Contractions.h"
 
+#include "GraphPart/Conversion/ElementCodes.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,14 +25,13 @@ using namespace mlir::gp;
 
 static constexpr llvm::StringLiteral kMatmulExtern = "gp::matmul";
 
-/// The element type code `gp::matmul` takes for `type`, if it takes it.
+/// The element type code `gp::matmul` takes for `type`, if it takes it
+/// (cuBLAS's f32, f16 and bf16).
 static std::optional<int64_t> matmulTypeCode(Type type) {
-  if (type.isF32())
-    return GP_RT_ELEMENT_F32;
-  if (type.isF16())
-    return GP_RT_ELEMENT_F16;
-  if (type.isBF16())
-    return GP_RT_ELEMENT_BF16;
+  gpRtElementType code = runtimeElementCode(type);
+  if (code == GP_RT_ELEMENT_F32 || code == GP_RT_ELEMENT_F16 ||
+      code == GP_RT_ELEMENT_BF16)
+    return code;
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 
 #include "Patterns.h"
 
+#include "GraphPart/Conversion/ElementCodes.h"
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,43 +25,6 @@ using namespace mlir;
 using namespace mlir::gp;
 
 namespace {
-
-/// The gpRtElementType of a buffer's elements or of a scalar.
-gpRtElementType externElementType(Type type) {
-  if (isa<IndexType>(type))
-    return GP_RT_ELEMENT_INDEX;
-  if (type.isF32())
-    return GP_RT_ELEMENT_F32;
-  if (type.isF16())
-    return GP_RT_ELEMENT_F16;
-  if (type.isBF16())
-    return GP_RT_ELEMENT_BF16;
-  if (type.isF64())
-    return GP_RT_ELEMENT_F64;
-  if (isa<Float8E4M3FNType>(type))
-    return GP_RT_ELEMENT_F8E4M3FN;
-  if (isa<Float8E5M2Type>(type))
-    return GP_RT_ELEMENT_F8E5M2;
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    if (integer.isUnsigned())
-      return integer.getWidth() == 8 ? GP_RT_ELEMENT_U8 : GP_RT_ELEMENT_OTHER;
-    switch (integer.getWidth()) {
-    case 1:
-      return GP_RT_ELEMENT_I1;
-    case 8:
-      return GP_RT_ELEMENT_I8;
-    case 16:
-      return GP_RT_ELEMENT_I16;
-    case 32:
-      return GP_RT_ELEMENT_I32;
-    case 64:
-      return GP_RT_ELEMENT_I64;
-    default:
-      return GP_RT_ELEMENT_OTHER;
-    }
-  }
-  return GP_RT_ELEMENT_OTHER;
-}
 
 std::string indexList(ArrayRef<int64_t> list) {
   std::string text;
@@ -105,7 +69,7 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
       if (auto memref = dyn_cast<MemRefType>(type)) {
         slots.push_back(rt.spill(loc, value));
         infos.push_back({rt.storageBytes(type), GP_RT_EXTERN_ARG_BUFFER,
-                         externElementType(memref.getElementType()),
+                         runtimeElementCode(memref.getElementType()),
                          static_cast<int32_t>(memref.getRank()), 0});
         continue;
       }
@@ -128,7 +92,8 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
                << " to an extern (integers of up to 64 bits)";
       slots.push_back(rt.spill(loc, scalar));
       infos.push_back({rt.storageBytes(scalar.getType()),
-                       GP_RT_EXTERN_ARG_SCALAR, externElementType(type), 0, 0});
+                       GP_RT_EXTERN_ARG_SCALAR, runtimeElementCode(type), 0,
+                       0});
     }
     SmallVector<Value> resultSlots;
     std::optional<ArrayRef<int64_t>> planned = fallback.getResultOffsets();
@@ -171,7 +136,7 @@ struct FallbackLowering : GPToRuntimePattern<FallbackOp> {
       resultSlots.push_back(slot);
       slots.push_back(slot);
       infos.push_back({rt.storageBytes(type), GP_RT_EXTERN_ARG_BUFFER,
-                       externElementType(type.getElementType()),
+                       runtimeElementCode(type.getElementType()),
                        static_cast<int32_t>(type.getRank()), 1});
     }
     int64_t count = slots.size();
