@@ -69,6 +69,10 @@ GP_RT_EXPORT gpRtStatus gpRtGetAbiConstant(const char *name, int64_t *value) {
     // with the headers.
 #define GP_RT_CONSTANT(constant)                                               \
   { #constant, static_cast < int64_t>(constant) }
+  // The size of each struct callers mirror without the headers (ctypes),
+  // named after the struct: GP_RT_SIZEOF_gpRtValueInfo.
+#define GP_RT_SIZEOF(type)                                                     \
+  { "GP_RT_SIZEOF_" #type, static_cast < int64_t>(sizeof(type)) }
   static const std::pair<const char *, int64_t> kConstants[] = {
       GP_RT_CONSTANT(GP_RT_EXTERN_ABI_VERSION),
       GP_RT_CONSTANT(GP_RT_SUCCESS),
@@ -97,7 +101,14 @@ GP_RT_EXPORT gpRtStatus gpRtGetAbiConstant(const char *name, int64_t *value) {
       GP_RT_CONSTANT(GP_RT_EXTERN_ARG_SCALAR),
       GP_RT_CONSTANT(GP_RT_EXTERN_CAPTURABLE),
       GP_RT_CONSTANT(GP_RT_EXTERN_FIXED_ADDRESSES),
+      GP_RT_SIZEOF(gpRtMemRef),
+      GP_RT_SIZEOF(gpRtValueInfo),
+      GP_RT_SIZEOF(gpRtEntryInfo),
+      GP_RT_SIZEOF(gpRtParameterInfo),
+      GP_RT_SIZEOF(gpRtExternArg),
+      GP_RT_SIZEOF(gpRtExternSpec),
   };
+#undef GP_RT_SIZEOF
 #undef GP_RT_CONSTANT
   for (const auto &[constantName, constantValue] : kConstants)
     if (std::strcmp(name, constantName) == 0) {

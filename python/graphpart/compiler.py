@@ -5,11 +5,15 @@ where the compiler tools are installed.
     y = model(x)
 
 `build(graph_dir, out_dir, target)` is the part without torch: a saved
-graph to a loadable artifact and what `load` needs to know (build.json: the
-inputs the program writes, its parameters and the files that hold their
-values), as the Dynamo backend's cache (dynamo.py) uses it. The program's
-weights are parameters bound at load (runtime.py), not part of it: a
-module's from the live module, large constants from the graph's files.
+graph to a loadable artifact and what `load` needs to know besides what
+the artifact's manifest says (build.json: the inputs the program writes,
+the files that hold its parameters' values, its custom ops), as the Dynamo
+backend's cache (dynamo.py) uses it. The program's target and parameters
+are the manifest's, read from the loaded artifact: build.json does not
+repeat them (an older build.json's "target" and "parameters" are read for
+their files only). The program's weights are parameters bound at load
+(runtime.py), not part of it: a module's from the live module, large
+constants from the graph's files.
 """
 import json
 import os
@@ -50,12 +54,12 @@ def find_gp_compile(given=None):
 def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None,
           fuse_attention=True):
     """Converts the graph saved in `graph_dir` and compiles it for `target`
-    into `out_dir`: NAME.mlir, NAME.so and build.json (artifact, target, the
-    inputs the program writes, its parameters: each one's kind, "parameter"
-    for a module's state or "constant", and the file holding its value
-    where one was saved, relative to `out_dir`). Returns build.json's
-    dict. `fuse_attention=False` keeps attention as written (convert's
-    option of the same name)."""
+    into `out_dir`: NAME.mlir, NAME.so and build.json (the artifact's file
+    name, the inputs the program writes, "files": each parameter whose
+    value was saved, by name, with its kind, "parameter" for a module's
+    state or "constant", and its file relative to `out_dir`; the graph's
+    custom ops). Returns build.json's dict. `fuse_attention=False` keeps
+    attention as written (convert's option of the same name)."""
     if target not in ("host", "cuda"):
         raise GraphError("target must be host or cuda, got %r" % target)
     compiler = _tool("gp-compile", gp_compile)
@@ -68,12 +72,15 @@ def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None,
     saved = parameter_files(graph_dir, graph)
     constant_files = {c["name"]: os.path.join(graph_dir, c["file"])
                       for c in graph.get("constants", [])}
-    listed = []
+    # Only what the manifest lacks: its parameters' names, element types
+    # and shapes are the artifact's own.
+    files = {}
     for name, _, kind in parameters:
         file = saved.get(name) if kind == "parameter" else \
             constant_files.get(name)
-        listed.append({"name": name, "kind": kind, "file": None if file is
-                       None else os.path.relpath(file, out_dir)})
+        if file is not None:
+            files[name] = {"kind": kind,
+                           "file": os.path.relpath(file, out_dir)}
     program = os.path.join(out_dir, graph["name"] + ".mlir")
     with open(program, "w") as f:
         f.write(text)
@@ -85,8 +92,8 @@ def build(graph_dir, out_dir, target, pipeline_options="", gp_compile=None,
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise GraphError("gp-compile failed:\n" + done.stderr)
-    built = {"artifact": os.path.basename(artifact), "target": target,
-             "parameters": listed, "mutated_inputs": list(mutated_inputs),
+    built = {"artifact": os.path.basename(artifact), "files": files,
+             "mutated_inputs": list(mutated_inputs),
              "custom_ops": graph.get("custom_ops", {})}
     # Written last: an interrupted build leaves no build.json behind.
     with open(os.path.join(out_dir, BUILD_FILE), "w") as f:
@@ -110,22 +117,24 @@ def register_custom_ops(custom_ops, externs=None, runtime_library=None):
 def load_built(out_dir, runtime_library=None, externs=None, views=False,
                module=None):
     """Loads what `build` wrote to `out_dir`, custom ops registered first
-    (externs=False: none). The module's parameters are bound from `module`
-    (without a copy) when given, else from the files the capture saved;
-    constants from their files."""
+    (externs=False: none), on the target the artifact was compiled for.
+    The module's parameters are bound from `module` (without a copy) when
+    given, else from the files the capture saved; constants from their
+    files."""
     built = _read_build(out_dir)
     if externs is not False:
         register_custom_ops(built.get("custom_ops", {}), externs,
                             runtime_library)
     files = {}
-    for entry in built.get("parameters", []):
-        if entry["file"] is None or (module is not None and
-                                     entry["kind"] == "parameter"):
+    for name, entry in built["files"].items():
+        if module is not None and entry["kind"] == "parameter":
             continue
         path = os.path.join(out_dir, entry["file"])
-        files[entry["name"]] = _read_npy(path, entry["name"])
+        files[name] = _read_npy(path, name)
+    # The target and the parameters' names are the manifest's (the
+    # artifact's own): backend None is its target.
     return load(os.path.join(out_dir, built["artifact"]),
-                backend=built["target"], parameters=files, module=module,
+                parameters=files, module=module,
                 runtime_library=runtime_library,
                 mutated_inputs=built["mutated_inputs"], views=views)
 
@@ -141,19 +150,36 @@ def _read_build(out_dir):
                          % (path, error.strerror or error))
     except (ValueError, RecursionError) as error:
         raise GraphError("%s: not JSON: %s" % (path, error))
-    fields = (("artifact", str), ("target", str), ("parameters", list),
-              ("mutated_inputs", list))
+    # "files": name -> {kind, file}. A build.json of an older build has
+    # "parameters" instead ([{name, kind, file}], file null where none was
+    # saved), read for its files only, and a "target", ignored: the
+    # artifact's manifest says both.
+    old = isinstance(built, dict) and "files" not in built and \
+        "parameters" in built
+    fields = (("artifact", str), ("parameters", list) if old else
+              ("files", dict), ("mutated_inputs", list))
     bad = [key for key, kind in fields if not isinstance(
         built.get(key) if isinstance(built, dict) else None, kind)]
     if bad:
         raise GraphError("%s: no valid %s" % (path, ", ".join(bad)))
-    for entry in built["parameters"]:
-        if not (isinstance(entry, dict) and isinstance(entry.get("name"),
-                                                       str) and
+    if old:
+        for entry in built["parameters"]:
+            if not (isinstance(entry, dict) and isinstance(
+                    entry.get("name"), str) and
+                    entry.get("kind") in ("parameter", "constant") and
+                    isinstance(entry.get("file"), (str, type(None)))):
+                raise GraphError("%s: parameter entry %s is not {name, "
+                                 "kind, file}" % (path,
+                                                  json.dumps(entry)[:100]))
+        built = dict(built, files={
+            e["name"]: {"kind": e["kind"], "file": e["file"]}
+            for e in built["parameters"] if e["file"] is not None})
+    for name, entry in built["files"].items():
+        if not (isinstance(entry, dict) and
                 entry.get("kind") in ("parameter", "constant") and
-                isinstance(entry.get("file"), (str, type(None)))):
-            raise GraphError("%s: parameter entry %s is not {name, kind, "
-                             "file}" % (path, json.dumps(entry)[:100]))
+                isinstance(entry.get("file"), str)):
+            raise GraphError("%s: files entry '%s' %s is not {kind, file}"
+                             % (path, name, json.dumps(entry)[:100]))
     if not isinstance(built.get("custom_ops", {}), dict):
         raise GraphError("%s: custom_ops is not an object" % path)
     return built

@@ -31,59 +31,11 @@ import ctypes
 import os
 import traceback
 
+from .abi import Abi as _Abi, EXTERN_FN as _EXTERN_FN
+from .abi import ExternSpec as _ExternSpec
+from .elements import TORCH_DTYPES as _TORCH_DTYPES
 from .format import GraphError
-from .runtime import _TORCH_DTYPES, _runtime, _view
-
-
-class _Abi:
-    """The C ABI's numbers, read from the runtime library by their C names
-    (gpRtGetAbiConstant: abi.GP_RT_BACKEND_CUDA), and its element type
-    names (gpRtElementTypeName), so that this package holds no copies."""
-
-    def __init__(self, lib):
-        lib.gpRtGetAbiConstant.restype = ctypes.c_int32
-        lib.gpRtGetAbiConstant.argtypes = [ctypes.c_char_p,
-                                           ctypes.POINTER(ctypes.c_int64)]
-        lib.gpRtElementTypeName.restype = ctypes.c_char_p
-        lib.gpRtElementTypeName.argtypes = [ctypes.c_int32]
-        self._lib = lib
-        self._element_names = {}
-
-    def __getattr__(self, name):
-        if not name.startswith("GP_RT_"):
-            raise AttributeError(name)
-        value = ctypes.c_int64()
-        if self._lib.gpRtGetAbiConstant(name.encode(), ctypes.byref(value)):
-            raise GraphError("the GraphPart runtime does not define %s (%s)"
-                             % (name, self._lib.gpRtGetLastError().decode()))
-        setattr(self, name, value.value)
-        return value.value
-
-    def element_name(self, code):
-        """The runtime's name of element type `code` (None when it has
-        none), index read as i64: torch has no index type."""
-        if code not in self._element_names:
-            name = self._lib.gpRtElementTypeName(code)
-            name = name.decode() if name else None
-            self._element_names[code] = "i64" if name == "index" else name
-        return self._element_names[code]
-
-
-class _ExternArg(ctypes.Structure):
-    _fields_ = [("bytes", ctypes.c_int64), ("kind", ctypes.c_int32),
-                ("elementType", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("isResult", ctypes.c_int32)]
-
-
-_EXTERN_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p,
-                              ctypes.POINTER(ctypes.c_void_p),
-                              ctypes.POINTER(_ExternArg), ctypes.c_int32)
-
-
-class _ExternSpec(ctypes.Structure):
-    _fields_ = [("abiVersion", ctypes.c_int32), ("flags", ctypes.c_int32),
-                ("name", ctypes.c_char_p), ("fn", _EXTERN_FN),
-                ("mutates", ctypes.c_char_p), ("aliases", ctypes.c_char_p)]
+from .runtime import _runtime, _view
 
 
 # Registered callbacks stay alive as long as the runtime may call them.

@@ -54,6 +54,8 @@ import re
 
 import numpy as np
 
+from .elements import FORMAT_NUMPY
+
 FORMAT = "graphpart-graph"
 VERSION = 1
 # The parameter holding a converted program's index-error flag (see
@@ -103,12 +105,9 @@ def save(graph, directory, constants, dtypes=None, parameters=None):
 
 
 # The element types the format names, as numpy holds them (bfloat16 as its
-# raw bits): a constant's file must hold exactly its declared type (in
-# either byte order).
-NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "bfloat16": "<u2",
-                "float64": "<f8", "int64": "<i8", "int32": "<i4",
-                "int16": "<i2", "int8": "|i1", "uint8": "|u1",
-                "bool": "|b1"}
+# raw bits; elements.py): a constant's file must hold exactly its declared
+# type (in either byte order).
+NUMPY_DTYPES = FORMAT_NUMPY
 # A size: an int, or a positive multiple of a symbol ("s0", "16*s0").
 _SYMBOLIC = re.compile(r"\s*(?:[1-9][0-9]*\s*\*\s*)?[A-Za-z_][A-Za-z0-9_]*\s*")
 # Names that become parts of MLIR names (the function, its arguments) and

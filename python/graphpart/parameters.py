@@ -14,16 +14,15 @@ import struct
 
 import numpy as np
 
+from .elements import ELEMENTS, NUMPY_ELEMENTS
 from .format import GraphError
 
 # safetensors dtype -> (numpy dtype of the stored bytes, the manifest's
-# element type). bfloat16 is held as its raw bits (uint16), as .npy files
-# hold it.
+# element type), from elements.py: F64 first, then the format's order.
+# bfloat16 is held as its raw bits (uint16), as .npy files hold it.
 SAFETENSORS_DTYPES = {
-    "F64": ("<f8", "f64"), "F32": ("<f4", "f32"), "F16": ("<f2", "f16"),
-    "BF16": ("<u2", "bf16"), "I64": ("<i8", "i64"), "I32": ("<i4", "i32"),
-    "I16": ("<i2", "i16"), "I8": ("|i1", "i8"), "U8": ("|u1", "ui8"),
-    "BOOL": ("|b1", "i1")}
+    e.safetensors: (e.numpy, e.name) for e in sorted(
+        ELEMENTS.values(), key=lambda e: e.name != "f64")}
 _BY_ELEMENT = {element: name for name, (_, element) in
                SAFETENSORS_DTYPES.items()}
 _MAX_HEADER = 100 * 1024 * 1024
@@ -106,10 +105,7 @@ def write_safetensors(path, tensors):
         array, element = value if isinstance(value, tuple) else (value, None)
         array = np.ascontiguousarray(array)
         if element is None:
-            element = {"float64": "f64", "float32": "f32", "float16": "f16",
-                       "int64": "i64", "int32": "i32", "int16": "i16",
-                       "int8": "i8", "uint8": "ui8",
-                       "bool": "i1"}.get(str(array.dtype))
+            element = NUMPY_ELEMENTS.get(str(array.dtype))
         if element not in _BY_ELEMENT:
             raise GraphError("tensor '%s': element type %s cannot be written "
                              "as safetensors" % (name, array.dtype))

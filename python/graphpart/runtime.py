@@ -77,18 +77,17 @@ import weakref
 
 import numpy as np
 
+from .abi import EntryInfo as _EntryInfo, ParameterInfo as _ParameterInfo
+from .abi import check_layouts
+from .elements import NUMPY_ELEMENTS, STORED_ELEMENTS
+from .elements import TORCH_DTYPES as _TORCH_DTYPES
 from .format import GraphError, read_npy
 from .parameters import read_safetensors
-
-_TORCH_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
-                 "bf16": "bfloat16", "i64": "int64", "i32": "int32",
-                 "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
 
 # Index arguments are int64.
 _INDEX_RANGE = (-2 ** 63, 2 ** 63)
 # The numpy dtypes a parameter's array may have (torch.from_numpy's).
-_NUMPY_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16",
-                "int8", "uint8", "bool")
+_NUMPY_TYPES = tuple(NUMPY_ELEMENTS)
 
 
 def _unusual(torch, tensor):
@@ -205,27 +204,6 @@ def _view(torch, address_words, rank, dtype, device):
     return raw.view(dtype).as_strided(shape, strides)
 
 
-class _ValueInfo(ctypes.Structure):
-    _fields_ = [("isBuffer", ctypes.c_int32), ("elementType", ctypes.c_char_p),
-                ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("device", ctypes.c_char_p), ("parameter", ctypes.c_char_p)]
-
-
-class _EntryInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("numArgs", ctypes.c_int32),
-                ("args", ctypes.POINTER(_ValueInfo)),
-                ("numResults", ctypes.c_int32),
-                ("results", ctypes.POINTER(_ValueInfo))]
-
-
-class _ParameterInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("elementType", ctypes.c_char_p),
-                ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("device", ctypes.c_char_p), ("bound", ctypes.c_int32)]
-
-
 def _runtime(path=None):
     path = path or os.environ.get("GRAPHPART_RUNTIME_LIBRARY") or \
         "libgpruntime.so"
@@ -240,8 +218,16 @@ def _runtime(path=None):
         raise GraphError("cannot load the GraphPart runtime '%s' (%s): pass "
                          "runtime_library= or set GRAPHPART_RUNTIME_LIBRARY"
                          % (path, error))
-    lib.gpRtGetLastError.restype = ctypes.c_char_p
-    lib.gpRtArtifactTarget.restype = ctypes.c_char_p
+    try:
+        lib.gpRtGetLastError.restype = ctypes.c_char_p
+        lib.gpRtArtifactTarget.restype = ctypes.c_char_p
+    except AttributeError as error:
+        raise GraphError("'%s' is not the GraphPart runtime (%s): pass "
+                         "runtime_library= or set GRAPHPART_RUNTIME_LIBRARY"
+                         % (path, error))
+    # The structs this package reads and fills, laid out as the library
+    # lays them out (abi.py): else a GraphError, before any is used.
+    check_layouts(lib, path)
     return lib
 
 
@@ -1081,10 +1067,7 @@ def _read_npy(path, name):
         raise GraphError("parameter '%s': %s" % (name, error))
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    element = {"float64": "f64", "float32": "f32", "float16": "f16",
-               "uint16": "bf16", "int64": "i64", "int32": "i32",
-               "int16": "i16", "int8": "i8", "uint8": "ui8",
-               "bool": "i1"}.get(str(array.dtype))
+    element = STORED_ELEMENTS.get(str(array.dtype))
     if element is None:
         raise GraphError("parameter '%s': %s holds %s, which no parameter "
                          "takes" % (name, path, array.dtype))

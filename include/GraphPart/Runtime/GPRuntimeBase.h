@@ -54,9 +54,12 @@ const char *gpRtBackendName(gpRtBackend backend);
 /* The value of one of the C ABI's constants, by its C name: the enumerators
  * of gpRtStatus, gpRtBackend, gpRtElementType and gpRtExternArgKind, the
  * GP_RT_EXTERN_* flags and GP_RT_EXTERN_ABI_VERSION ("GP_RT_BACKEND_CUDA",
- * ...). For callers that cannot include these headers (Python's ctypes),
- * so that they hold no copies of the numbers. GP_RT_ERROR_INVALID_ARGUMENT
- * for a name that is not one of them. */
+ * ...); and GP_RT_SIZEOF_<struct>, the sizeof of each struct such callers
+ * mirror (gpRtMemRef without its sizes, gpRtValueInfo, gpRtEntryInfo,
+ * gpRtParameterInfo, gpRtExternArg, gpRtExternSpec), for them to check
+ * their layouts. For callers that cannot include these headers (Python's
+ * ctypes), so that they hold no copies of the numbers.
+ * GP_RT_ERROR_INVALID_ARGUMENT for a name that is not one of them. */
 gpRtStatus gpRtGetAbiConstant(const char *name, int64_t *value);
 
 /* Parses "host" or "cuda". */

@@ -8,11 +8,14 @@ bodies (op2, dims_arg).
 import math
 import struct
 
+from ..elements import ELEMENTS
 
-ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
-                 "bool": "i1", "int64": "i64"}
-# Constants are stored as dense bytes.
-CONSTANT_TYPES = ("float32", "float16", "bfloat16", "int64", "bool")
+# The element types the converter takes (the graph format's name -> the
+# manifest's, elements.py): tensors of these, and constants of them
+# (stored as dense bytes).
+ELEMENT_TYPES = {ELEMENTS[e].torch: e for e in ("f32", "f16", "bf16", "i1",
+                                                "i64")}
+CONSTANT_TYPES = tuple(ELEMENT_TYPES)
 HALF_TYPES = ("f16", "bf16")
 
 
