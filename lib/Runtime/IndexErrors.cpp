@@ -21,25 +21,28 @@
 #include "ArtifactState.h"
 #include "ProgramState.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 using namespace gp::rt;
+namespace manifest = gp::manifest;
 
 namespace {
-constexpr const char *kFlagName = "graphpart.index_errors";
 constexpr unsigned kHostAllocPortable = 0x01;  // CU_MEMHOSTALLOC_PORTABLE
 constexpr unsigned kHostAllocDeviceMap = 0x02; // CU_MEMHOSTALLOC_DEVICEMAP
 } // namespace
 
 gpRtStatus gp::rt::setUpIndexErrors(gpRtArtifact &artifact) {
   ParameterTable &table = artifact.parameters;
-  auto found = table.byName.find(kFlagName);
+  auto found = table.byName.find(manifest::kIndexErrorsParameter);
   if (found == table.byName.end())
     return GP_RT_SUCCESS;
   const Parameter &parameter = table.parameters[found->second];
   if (parameter.elementType != "i64" || parameter.shape.size() != 1 ||
       parameter.shape[0] != 1)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                std::string("artifact manifest: parameter '") + kFlagName +
-                    "' (" + parameter.firstUse +
+                std::string("artifact manifest: parameter '") +
+                    manifest::kIndexErrorsParameter + "' (" +
+                    parameter.firstUse +
                     ") must be one i64: the program's index-error flag");
   gpRtProgram &program = *artifact.program;
   IndexErrorFlag &flag = artifact.indexErrors;
@@ -92,7 +95,8 @@ gpRtStatus gp::rt::checkIndexErrors(gpRtArtifact &artifact, int32_t entry,
   std::string which =
       code > 0 && static_cast<size_t>(code) <= named.checks.size()
           ? named.checks[code - 1]
-          : "check " + std::to_string(code) + " (not in the manifest)";
+          : std::string(manifest::kCheck) + " " + std::to_string(code) +
+                " (not in the manifest)";
   bool cuda = artifact.program->driver != nullptr;
   return fail(GP_RT_ERROR_INVALID_ARGUMENT,
               std::string(what) + ": entry '" + named.name +

@@ -1,39 +1,8 @@
 //===- Manifest.cpp - the artifact manifest, read --------------------------===//
 //
 // What gp-compile writes into every artifact as `gp_manifest`, read into
-// the gpRtArtifact (ArtifactState.h) when it is loaded or inspected:
-//
-//   graphpart-artifact 2
-//   target host|cuda
-//   arena <bytes>            device arena (all functions' regions)
-//   host-arena <bytes>
-//   generators <n>
-//   seed <n>
-//   device <n>               the cuda device the program names
-//   warmup-runs <n>          policy defaults (the environment overrides
-//   capture-sizes <list|->   capture sizes, the shape warning limit and
-//   shape-warning-limit <n>  or-error, as when compiling afresh)
-//   or-error 0|1
-//   graph-cache-capacity <n> (only when not the default, 64)
-//   partition <index> capturable|eager <shape-key length> <reasons|->
-//   extern <name> capturable|unsafe [<mutated operands>] [<result aliases,
-//          - when fresh>] <location>   what the IR states of an extern
-//   entry <name> <#args> <#results>
-//   arg|result memref <element> <rank> <dims, ? when dynamic> <device>
-//          [strided]            (without it: row-major, checked per call)
-//          [parameter <name>]   (arguments only: a named parameter, bound
-//                                once by name; see Parameters.cpp)
-//   arg|result index
-//   size <name> <fixed|?> <members> pad|nopad <reason>
-//          a size class of the entry (after its values; Padding.cpp):
-//          members `a<i>.<d>` (argument i's dimension d), `a<i>` (index
-//          argument i), `r<j>.<d>` (result j's dimension d), `r<j>` (index
-//          result j), comma-separated, checked equal at every call; `pad`:
-//          calls may be padded along it to the capture sizes
-//   check <n> <text>         the entry's run-time index check n (from 1):
-//                            a set index-error flag names it (IndexErrors.cpp)
-//   initial <name> <hex>     the initial bytes of state the runtime keeps
-//                            (InitialValues.cpp)
+// the gpRtArtifact (ArtifactState.h) when it is loaded or inspected. The
+// format, and every word of it, is GraphPart/Runtime/ManifestSchema.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,11 +10,14 @@
 #include "Policy.h"
 #include "RuntimeInternal.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include <optional>
 #include <sstream>
 #include <string>
 
 using namespace gp::rt;
+namespace manifest = gp::manifest;
 
 static gpRtStatus parseValue(std::istringstream &line, Value &value,
                              const std::string &text, bool isArgument) {
@@ -55,16 +27,16 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   };
   std::string kind;
   line >> kind;
-  if (kind == "index") {
+  if (kind == manifest::kIndex) {
     std::string extra;
     if (line >> extra)
-      return extra == "parameter"
+      return extra == manifest::kParameter
                  ? bad("an index value cannot be a parameter (only buffer "
                        "arguments can)")
                  : bad("unexpected '" + extra + "'");
     return GP_RT_SUCCESS;
   }
-  if (kind != "memref")
+  if (kind != manifest::kMemref)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest: bad value line '" + text + "'");
   value.isBuffer = true;
@@ -76,7 +48,7 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   for (int i = 0; i < rank; ++i) {
     std::string dim;
     line >> dim;
-    if (dim == "?") {
+    if (dim == manifest::kDynamic) {
       value.shape.push_back(-1);
       continue;
     }
@@ -97,15 +69,15 @@ static gpRtStatus parseValue(std::istringstream &line, Value &value,
   std::string token;
   bool named = false;
   while (line >> token) {
-    if (token == "strided" && !value.strided && !named) {
+    if (token == manifest::kStrided && !value.strided && !named) {
       value.strided = true;
-    } else if (token == "parameter" && !named) {
+    } else if (token == manifest::kParameter && !named) {
       if (!isArgument)
         return bad("a result cannot be a parameter");
       if (!(line >> value.parameter))
         return bad("'parameter' without a name");
       named = true;
-    } else if (token == "strided" || token == "parameter") {
+    } else if (token == manifest::kStrided || token == manifest::kParameter) {
       return bad("'" + token + "' out of place (the line ends in [strided] "
                                "[parameter <name>])");
     } else {
@@ -134,16 +106,18 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
   std::istringstream lines(text);
   std::string header;
   std::getline(lines, header);
-  // Version 2 calls externs with their argument types (extern ABI 2).
-  if (header.rfind("graphpart-artifact ", 0) == 0 &&
-      header != "graphpart-artifact 2")
+  // Another version of the format: the artifact, not the file, is stale.
+  std::string version = std::to_string(manifest::kFormatVersion);
+  if (header.rfind(std::string(manifest::kFormatName) + " ", 0) == 0 &&
+      header != manifest::kHeader)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 "artifact manifest '" + header +
-                    "': this runtime reads version 2; compile the program "
-                    "again with this release's gp-compile");
-  if (header != "graphpart-artifact 2")
+                    "': this runtime reads version " + version +
+                    "; compile the program again with this release's "
+                    "gp-compile");
+  if (header != manifest::kHeader)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
-                "not a GraphPart artifact manifest (version 2)");
+                "not a GraphPart artifact manifest (version " + version + ")");
   std::string text_;
   Entry *entry = nullptr;
   while (std::getline(lines, text_)) {
@@ -154,45 +128,45 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
     // stream would leave a clamped or zero value behind).
     bool bad = false;
     auto read = [&](auto &value) { bad = !(line >> value); };
-    if (key == "target") {
+    if (key == manifest::kTarget) {
       line >> artifact.target;
-    } else if (key == "arena") {
+    } else if (key == manifest::kArena) {
       read(artifact.arenaBytes);
-    } else if (key == "host-arena") {
+    } else if (key == manifest::kHostArena) {
       read(artifact.hostArenaBytes);
-    } else if (key == "generators") {
+    } else if (key == manifest::kGenerators) {
       read(artifact.generators);
-    } else if (key == "seed") {
+    } else if (key == manifest::kSeed) {
       read(artifact.seed);
-    } else if (key == "device") {
+    } else if (key == manifest::kDevice) {
       read(artifact.device);
-    } else if (key == "warmup-runs") {
+    } else if (key == manifest::kWarmupRuns) {
       read(artifact.warmupRuns);
-    } else if (key == "capture-sizes") {
+    } else if (key == manifest::kCaptureSizes) {
       std::string sizes;
       line >> sizes;
-      if (sizes != "-")
+      if (sizes != manifest::kNone)
         if (gpRtStatus status = parseCaptureSizes(
                 "artifact manifest: capture-sizes", sizes,
                 artifact.captureSizes))
           return status;
-    } else if (key == "graph-cache-capacity") {
+    } else if (key == manifest::kGraphCacheCapacity) {
       read(artifact.graphCacheCapacity);
-    } else if (key == "shape-warning-limit") {
+    } else if (key == manifest::kShapeWarningLimit) {
       read(artifact.shapeWarningLimit);
-    } else if (key == "or-error") {
+    } else if (key == manifest::kOrError) {
       int flag = 0;
       read(flag);
       artifact.orError = flag != 0;
-    } else if (key == "partition") {
+    } else if (key == manifest::kPartition) {
       int index = 0, keyLength = 0;
       std::string kind, reasons;
       line >> index >> kind >> keyLength;
       std::getline(line >> std::ws, reasons);
       artifact.partitions.push_back(
-          {kind == "capturable" ? 1 : 0, keyLength, nullptr});
-      artifact.reasons.push_back(reasons == "-" ? "" : reasons);
-    } else if (key == "extern") {
+          {kind == manifest::kCapturable ? 1 : 0, keyLength, nullptr});
+      artifact.reasons.push_back(reasons == manifest::kNone ? "" : reasons);
+    } else if (key == manifest::kExtern) {
       ExternStatement statement;
       std::string safety, mutates, aliases;
       line >> statement.name >> safety >> mutates >> aliases;
@@ -205,27 +179,28 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
       std::optional<std::vector<int64_t>> mutated = list(mutates, false),
                                           aliased = list(aliases, true);
       if (!line.eof() || statement.name.empty() ||
-          (safety != "capturable" && safety != "unsafe") || !mutated ||
-          !aliased || statement.location.empty())
+          (safety != manifest::kCapturable && safety != manifest::kUnsafe) ||
+          !mutated || !aliased || statement.location.empty())
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: bad extern line '" + text_ + "'");
-      statement.capturable = safety == "capturable";
+      statement.capturable = safety == manifest::kCapturable;
       statement.mutates = std::move(*mutated);
       statement.aliases = std::move(*aliased);
       artifact.externs.push_back(std::move(statement));
-    } else if (key == "entry") {
+    } else if (key == manifest::kEntry) {
       artifact.entries.emplace_back();
       entry = &artifact.entries.back();
       line >> entry->name;
-    } else if (key == "arg" || key == "result") {
+    } else if (key == manifest::kArg || key == manifest::kResult) {
       if (!entry)
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: value before any entry");
       Value value;
-      if (gpRtStatus status = parseValue(line, value, text_, key == "arg"))
+      if (gpRtStatus status =
+              parseValue(line, value, text_, key == manifest::kArg))
         return status;
-      (key == "arg" ? entry->args : entry->results).push_back(value);
-    } else if (key == "initial") {
+      (key == manifest::kArg ? entry->args : entry->results).push_back(value);
+    } else if (key == manifest::kInitial) {
       InitialValue value;
       std::string hex, extra;
       line >> value.name >> hex;
@@ -244,7 +219,7 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
         value.bytes.push_back(static_cast<char>(high * 16 + low));
       }
       artifact.initialValues.push_back(std::move(value));
-    } else if (key == "check") {
+    } else if (key == manifest::kCheck) {
       if (!entry)
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: check line before any entry");
@@ -259,7 +234,7 @@ gpRtStatus gp::rt::parseManifest(gpRtArtifact &artifact, const char *text) {
                     "artifact manifest: bad check line '" + text_ +
                         "' (checks are numbered from 1, in order)");
       entry->checks.push_back(std::move(description));
-    } else if (key == "size") {
+    } else if (key == manifest::kSize) {
       if (!entry)
         return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                     "artifact manifest: size line before any entry");

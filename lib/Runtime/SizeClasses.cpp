@@ -20,6 +20,8 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -27,6 +29,7 @@
 #include <vector>
 
 using namespace gp::rt;
+namespace manifest = gp::manifest;
 
 //===----------------------------------------------------------------------===//
 // The manifest's size lines
@@ -43,8 +46,10 @@ static int64_t parseCount(const std::string &text, int64_t limit) {
 
 /// `a<i>.<d>`, `a<i>`, `r<j>.<d>` or `r<j>`.
 static bool parseMember(const std::string &text, SizeMember &member) {
-  if (text.size() < 2 || (text[0] != 'a' && text[0] != 'r'))
+  if (text.size() < 2 || (text[0] != manifest::kArgumentMember &&
+                          text[0] != manifest::kResultMember))
     return false;
+  bool argument = text[0] == manifest::kArgumentMember;
   size_t dot = text.find('.');
   int64_t index = parseCount(text.substr(1, dot == std::string::npos
                                                 ? std::string::npos
@@ -55,14 +60,13 @@ static bool parseMember(const std::string &text, SizeMember &member) {
   member.index = static_cast<int32_t>(index);
   if (dot == std::string::npos) {
     member.kind =
-        text[0] == 'a' ? SizeMember::IndexArgument : SizeMember::IndexResult;
+        argument ? SizeMember::IndexArgument : SizeMember::IndexResult;
     return true;
   }
   int64_t dim = parseCount(text.substr(dot + 1), INT32_MAX);
   if (dim < 0)
     return false;
-  member.kind =
-      text[0] == 'a' ? SizeMember::ArgumentDim : SizeMember::ResultDim;
+  member.kind = argument ? SizeMember::ArgumentDim : SizeMember::ResultDim;
   member.dim = static_cast<int32_t>(dim);
   return true;
 }
@@ -78,7 +82,8 @@ gpRtStatus gp::rt::parseSizeLine(std::istringstream &line,
   std::string fixed, members, kind;
   if (!(line >> size.name >> fixed >> members >> kind))
     return bad("truncated");
-  if (fixed != "?" && (size.fixed = parseCount(fixed, INT64_MAX / 2)) < 0)
+  if (fixed != manifest::kDynamic &&
+      (size.fixed = parseCount(fixed, INT64_MAX / 2)) < 0)
     return bad("'" + fixed + "' is not a size");
   std::stringstream list(members);
   std::string item;
@@ -91,7 +96,7 @@ gpRtStatus gp::rt::parseSizeLine(std::istringstream &line,
   }
   if (size.members.empty() || members.back() == ',')
     return bad("an empty member list");
-  if (kind == "pad") {
+  if (kind == manifest::kPad) {
     std::string maximum, extra;
     if (line >> maximum &&
         (size.maximum = parseCount(maximum, INT64_MAX / 2)) < 0)
@@ -99,7 +104,7 @@ gpRtStatus gp::rt::parseSizeLine(std::istringstream &line,
     if (line >> extra)
       return bad("unexpected '" + extra + "' after 'pad " + maximum + "'");
     size.paddable = true;
-  } else if (kind == "nopad") {
+  } else if (kind == manifest::kNoPad) {
     std::getline(line >> std::ws, size.reason);
     if (size.reason.empty())
       return bad("'nopad' without a reason");
@@ -142,7 +147,8 @@ static gpRtStatus checkMember(const Entry &entry, const SizeClass &size,
     return value.isBuffer ? bad(what + std::to_string(member.index) +
                                 " is a buffer; name one of its dimensions "
                                 "(" +
-                                (result ? "r" : "a") +
+                                (result ? manifest::kResultMember
+                                        : manifest::kArgumentMember) +
                                 std::to_string(member.index) + ".<d>)")
                           : GP_RT_SUCCESS;
   if (!value.isBuffer)

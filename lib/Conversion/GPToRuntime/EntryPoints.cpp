@@ -14,8 +14,19 @@
 
 #include "Patterns.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
+#include <string_view>
+
 using namespace mlir;
 using namespace mlir::gp;
+namespace manifest = ::gp::manifest;
+
+// The runtime binds the index-error flag by the name the dialect gives it.
+static_assert(
+    std::string_view(GPDialect::getIndexErrorsParameterName().data(),
+                     GPDialect::getIndexErrorsParameterName().size()) ==
+    manifest::kIndexErrorsParameter);
 
 namespace {
 
@@ -27,16 +38,19 @@ std::string describeSizeClasses(func::FuncOp function) {
     return "";
   std::string text;
   for (auto sizeClass : classes.getAsRange<SizeClassAttr>()) {
-    text += "size " + sizeClass.getName().getValue().str() + " " +
-            (sizeClass.getFixed() < 0 ? std::string("?")
+    text += std::string(manifest::kSize) + " " +
+            sizeClass.getName().getValue().str() + " " +
+            (sizeClass.getFixed() < 0 ? std::string(manifest::kDynamic)
                                       : std::to_string(sizeClass.getFixed())) +
             " ";
     std::string members;
     for (auto [prefix, pairs] :
-         {std::pair{"a", sizeClass.getArguments().asArrayRef()},
-          std::pair{"r", sizeClass.getResults().asArrayRef()}})
+         {std::pair{manifest::kArgumentMember,
+                    sizeClass.getArguments().asArrayRef()},
+          std::pair{manifest::kResultMember,
+                    sizeClass.getResults().asArrayRef()}})
       for (size_t i = 0; i < pairs.size(); i += 2) {
-        members += (members.empty() ? "" : ",") + std::string(prefix) +
+        members += (members.empty() ? "" : ",") + std::string(1, prefix) +
                    std::to_string(pairs[i]);
         if (pairs[i + 1] >= 0)
           members += "." + std::to_string(pairs[i + 1]);
@@ -44,16 +58,17 @@ std::string describeSizeClasses(func::FuncOp function) {
     text += members;
     if (sizeClass.isPaddable()) {
       // Padding stops at the largest size the entry accepts.
-      text += sizeClass.getMaximum() < 0
-                  ? std::string(" pad\n")
-                  : " pad " + std::to_string(sizeClass.getMaximum()) + "\n";
+      text += std::string(" ") + manifest::kPad +
+              (sizeClass.getMaximum() < 0
+                   ? std::string("\n")
+                   : " " + std::to_string(sizeClass.getMaximum()) + "\n");
     } else {
       // One line: the reason's line breaks (none are written) as spaces.
       std::string reason = sizeClass.getUnpaddable().getValue().str();
       for (char &c : reason)
         if (c == '\n' || c == '\r')
           c = ' ';
-      text += " nopad " + reason + "\n";
+      text += std::string(" ") + manifest::kNoPad + " " + reason + "\n";
     }
   }
   return text;
@@ -92,8 +107,8 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
     Value args = block->getArgument(1);
     Value results = block->getArgument(2);
 
-    std::string signature = "entry " + functionName + " " +
-                            std::to_string(type.getNumInputs()) + " " +
+    std::string signature = std::string(manifest::kEntry) + " " + functionName +
+                            " " + std::to_string(type.getNumInputs()) + " " +
                             std::to_string(type.getNumResults()) + "\n";
     for (auto [index, argument] : llvm::enumerate(function.getArguments())) {
       if (!isa<MemRefType, IndexType>(argument.getType()))
@@ -104,19 +119,22 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
           rt.load(loc, rt.ptrType, rt.gep(loc, rt.ptrType, args, index));
       rewriter.replaceAllUsesWith(
           argument, rt.loadValue(loc, argument.getType(), pointer));
-      signature += "arg " + GPToRuntimeState::describe(argument.getType());
+      signature += std::string(manifest::kArg) + " " +
+                   GPToRuntimeState::describe(argument.getType());
       // A parameter (model state the runtime binds by name) says so last:
       // `arg memref ... parameter <name>`.
       if (auto parameter = function.getArgAttrOfType<StringAttr>(
               index, GPDialect::getParameterAttrName()))
-        signature += " parameter " + parameter.getValue().str();
+        signature += std::string(" ") + manifest::kParameter + " " +
+                     parameter.getValue().str();
       signature += "\n";
     }
     for (Type result : type.getResults()) {
       if (!isa<MemRefType, IndexType>(result))
         return state.emitError(function)
                << "result type " << result << " is not a buffer or an index";
-      signature += "result " + GPToRuntimeState::describe(result) + "\n";
+      signature += std::string(manifest::kResult) + " " +
+                   GPToRuntimeState::describe(result) + "\n";
     }
     signature += describeSizeClasses(function);
     // Run-time index checks: `check <n> <text>`, n from 1, the number a
@@ -124,7 +142,8 @@ struct EntryPointLowering : GPToRuntimePattern<func::FuncOp> {
     if (auto checks = function->getAttrOfType<ArrayAttr>(
             GPDialect::getIndexChecksAttrName()))
       for (auto [index, check] : llvm::enumerate(checks))
-        signature += "check " + std::to_string(index + 1) + " " +
+        signature += std::string(manifest::kCheck) + " " +
+                     std::to_string(index + 1) + " " +
                      cast<StringAttr>(check).getValue().str() + "\n";
     state.entriesManifest += signature;
 

@@ -9,10 +9,13 @@
 #include "LoweringState.h"
 #include "RuntimeCallBuilder.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
 using namespace mlir::gp;
+namespace manifest = ::gp::manifest;
 
 GPToRuntimeState::GPToRuntimeState(ModuleOp module,
                                    const GPToRuntimeOptions &options)
@@ -97,23 +100,23 @@ std::string GPToRuntimeState::describe(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (auto memref = dyn_cast<MemRefType>(type)) {
-    os << "memref ";
+    os << manifest::kMemref << " ";
     memref.getElementType().print(os);
     os << " " << memref.getRank();
     for (int64_t dim : memref.getShape())
       os << " "
-         << (ShapedType::isDynamic(dim) ? std::string("?")
+         << (ShapedType::isDynamic(dim) ? std::string(manifest::kDynamic)
                                         : std::to_string(dim));
     DeviceAttr device = getDevice(memref);
     os << " " << (device ? device.str() : std::string("cuda:0"));
     // The runtime checks that callers pass row-major buffers, unless the
     // type takes strides.
     if (!memref.getLayout().isIdentity())
-      os << " strided";
+      os << " " << manifest::kStrided;
     return text;
   }
   if (isa<IndexType>(type))
-    return "index";
+    return manifest::kIndex;
   os << "scalar ";
   type.print(os);
   return text;

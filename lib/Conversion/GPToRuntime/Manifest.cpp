@@ -9,6 +9,8 @@
 
 #include "LoweringState.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -16,6 +18,7 @@
 
 using namespace mlir;
 using namespace mlir::gp;
+namespace manifest = ::gp::manifest;
 
 /// The bytes of `elements`, row-major, as the runtime stores them; none for
 /// what has no plain byte form (i1, opaque elements).
@@ -41,33 +44,37 @@ static std::optional<std::string> elementBytes(ElementsAttr elements) {
 }
 
 void GPToRuntimeState::emitManifest() {
-  std::string text = "graphpart-artifact 2\n";
-  text +=
-      std::string("target ") + (options.cudaTarget ? "cuda" : "host") + "\n";
-  text += "arena " + std::to_string(deviceArenaBytes) + "\n";
-  text += "host-arena " + std::to_string(hostArenaBytes) + "\n";
-  text += "generators " + std::to_string(generators.size()) + "\n";
-  text += "seed " + std::to_string(programSeed) + "\n";
-  text += "device " + std::to_string(cudaDevice.value_or(0)) + "\n";
-  text += "warmup-runs " + std::to_string(options.warmupRuns) + "\n";
-  text += "capture-sizes " +
-          (options.captureSizes.empty()
-               ? std::string("-")
-               : ::gp::formatCaptureSizes(options.captureSizes)) +
-          "\n";
-  text +=
-      "shape-warning-limit " + std::to_string(options.shapeWarningLimit) + "\n";
-  text += std::string("or-error ") + (options.orError ? "1" : "0") + "\n";
+  std::string text = std::string(manifest::kHeader) + "\n";
+  // One `<key> <value>` line.
+  auto line = [&](const char *key, const std::string &value) {
+    text += std::string(key) + " " + value + "\n";
+  };
+  line(manifest::kTarget,
+       options.cudaTarget ? manifest::kTargetCuda : manifest::kTargetHost);
+  line(manifest::kArena, std::to_string(deviceArenaBytes));
+  line(manifest::kHostArena, std::to_string(hostArenaBytes));
+  line(manifest::kGenerators, std::to_string(generators.size()));
+  line(manifest::kSeed, std::to_string(programSeed));
+  line(manifest::kDevice, std::to_string(cudaDevice.value_or(0)));
+  line(manifest::kWarmupRuns, std::to_string(options.warmupRuns));
+  line(manifest::kCaptureSizes,
+       options.captureSizes.empty()
+           ? std::string(manifest::kNone)
+           : ::gp::formatCaptureSizes(options.captureSizes));
+  line(manifest::kShapeWarningLimit, std::to_string(options.shapeWarningLimit));
+  line(manifest::kOrError, options.orError ? "1" : "0");
   // Only when it differs from the runtime's default, so artifacts of
   // programs that do not set it read as before.
   if (options.graphCacheCapacity != GPToRuntimeOptions().graphCacheCapacity)
-    text += "graph-cache-capacity " +
-            std::to_string(options.graphCacheCapacity) + "\n";
+    line(manifest::kGraphCacheCapacity,
+         std::to_string(options.graphCacheCapacity));
   for (auto [index, partition] : llvm::enumerate(partitions))
-    text += "partition " + std::to_string(index) + " " +
-            (partition.capturable ? "capturable" : "eager") + " " +
-            std::to_string(partition.numShapeSymbols) + " " +
-            (partition.reasons.empty() ? "-" : partition.reasons) + "\n";
+    line(manifest::kPartition,
+         std::to_string(index) + " " +
+             (partition.capturable ? manifest::kCapturable : manifest::kEager) +
+             " " + std::to_string(partition.numShapeSymbols) + " " +
+             (partition.reasons.empty() ? std::string(manifest::kNone)
+                                        : partition.reasons));
   for (const std::string &statement : externStatements)
     text += statement;
   // State the runtime keeps, filled at load: `initial <name> <hex bytes>`.
@@ -82,8 +89,8 @@ void GPToRuntimeState::emitManifest() {
                            << "' has no byte form the runtime can fill";
         continue;
       }
-      text += "initial " + entry.getName().getValue().str() + " " +
-              llvm::toHex(*bytes) + "\n";
+      line(manifest::kInitial,
+           entry.getName().getValue().str() + " " + llvm::toHex(*bytes));
     }
   text += entriesManifest;
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
