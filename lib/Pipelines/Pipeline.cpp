@@ -94,6 +94,8 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   ConvertGPToRuntimePassOptions runtime;
   runtime.target = options.target;
   runtime.warmupRuns = options.warmupRuns;
+  // The parsed list itself: nothing is read again on the way to the
+  // manifest.
   runtime.captureSizes = options.captureSizes;
   runtime.shapeWarningLimit = options.shapeWarningLimit;
   runtime.graphCacheCapacity = options.graphCacheCapacity;

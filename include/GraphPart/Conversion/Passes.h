@@ -3,6 +3,8 @@
 #ifndef GRAPHPART_CONVERSION_PASSES_H
 #define GRAPHPART_CONVERSION_PASSES_H
 
+#include "GraphPart/Conversion/CaptureSizesOption.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -335,7 +335,9 @@ def ConvertGPToRuntimePass : Pass<"convert-gp-to-runtime", "::mlir::ModuleOp"> {
            "Where kernels run: host (loops on the CPU) or cuda">,
     Option<"warmupRuns", "warmup-runs", "int64_t", "1",
            "Policy default: eager runs of a shape before its capture">,
-    Option<"captureSizes", "capture-sizes", "std::string", "\"\"",
+    // Parsed where the option is read (Conversion/CaptureSizesOption.h); no
+    // default is no list.
+    Option<"captureSizes", "capture-sizes", "::gp::CaptureSizes", "",
            "Policy default: the only shape keys captured, e.g. 1,2,4 or "
            "2x3,4x5 or default (Runtime/CaptureSizes.h; "
            "GP_CUDAGRAPH_CAPTURE_SIZES overrides it)">,

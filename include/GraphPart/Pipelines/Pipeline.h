@@ -3,6 +3,8 @@
 #ifndef GRAPHPART_PIPELINES_PIPELINE_H
 #define GRAPHPART_PIPELINES_PIPELINE_H
 
+#include "GraphPart/Conversion/CaptureSizesOption.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -99,12 +101,12 @@ struct GraphPartPipelineOptions
       llvm::cl::desc("With target: the artifact's default warm-up runs per "
                      "shape before capture"),
       llvm::cl::init(1)};
-  Option<std::string> captureSizes{
+  /// Parsed here, as convert-gp-to-runtime's option is, and handed to it.
+  Option<::gp::CaptureSizes> captureSizes{
       *this, "capture-sizes",
       llvm::cl::desc("With target: the artifact's default capture sizes "
                      "(1,2,4 or 2x3,4x5 or default; Runtime/CaptureSizes.h); "
-                     "GP_CUDAGRAPH_CAPTURE_SIZES overrides it"),
-      llvm::cl::init("")};
+                     "GP_CUDAGRAPH_CAPTURE_SIZES overrides it")};
   Option<int64_t> shapeWarningLimit{
       *this, "shape-warning-limit",
       llvm::cl::desc("With target: the artifact's default distinct-shape "

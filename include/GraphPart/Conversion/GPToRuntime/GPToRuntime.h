@@ -24,7 +24,7 @@ namespace mlir::gp {
 struct GPToRuntimeOptions {
   bool cudaTarget = false;
   int64_t warmupRuns = 1;
-  /// Parsed from the pass option (one syntax for compiler and runtime).
+  /// The pass option's value, parsed where the option was read.
   ::gp::CaptureSizes captureSizes;
   int64_t shapeWarningLimit = 8;
   bool orError = false;
