@@ -15,6 +15,8 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -115,7 +117,7 @@ gpRtStatus gp::rt::loadManifest(gpRtArtifact &artifact, const char *manifest,
                                 const char *path) {
   if (gpRtStatus status = parseManifest(artifact, manifest))
     return status;
-  bool cudaArtifact = artifact.target == "cuda";
+  bool cudaArtifact = artifact.target == ::gp::manifest::kTargetCuda;
   if (cudaArtifact != (backend == GP_RT_BACKEND_CUDA))
     return fail(
         GP_RT_ERROR_INVALID_ARGUMENT,

@@ -28,6 +28,8 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -408,7 +410,8 @@ gpRtStatus padBuffer(gpRtArtifact &artifact, const Entry &entry, size_t i,
                   "entry '" + entry.name + "': argument " + std::to_string(i) +
                       " padded to sizes " + describeList(target.data(), rank) +
                       " has more bytes than can be allocated");
-  bool onDevice = artifact.target == "cuda" && value.device != "cpu";
+  bool onDevice =
+      artifact.target == ::gp::manifest::kTargetCuda && value.device != "cpu";
   StagingBuffer &staging = call.staging[i];
   if (gpRtStatus status = reserve(artifact.program, context, staging,
                                   std::max<int64_t>(bytes, 1), onDevice))
@@ -508,7 +511,7 @@ gpRtStatus gp::rt::padArguments(gpRtArtifact &artifact, int32_t index,
         std::copy(ref->shape, ref->shape + value.shape.size(),
                   call.sizes[i].begin());
         call.args[i] = call.descriptors[i].data();
-        device = device || (artifact.target == "cuda" &&
+        device = device || (artifact.target == ::gp::manifest::kTargetCuda &&
                             value.device != "cpu" && value.device != "meta");
       }
       call.sizes[i][member.dim] = to;

@@ -18,6 +18,8 @@
 #include "ProgramState.h"
 #include "RuntimeInternal.h"
 
+#include "GraphPart/Runtime/ManifestSchema.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -121,7 +123,8 @@ gpRtStatus viewOf(gpRtArtifact &artifact, int32_t index, int32_t result,
                 std::string(what) + ": result " + std::to_string(result) +
                     " of entry '" + entry.name + "' has element type " +
                     value.elementType + ", which is not whole bytes");
-  view.onDevice = artifact.target == "cuda" && value.device != "cpu";
+  view.onDevice =
+      artifact.target == ::gp::manifest::kTargetCuda && value.device != "cpu";
   view.name =
       "result " + std::to_string(result) + " of entry '" + entry.name + "'";
   return checkView(view, what);

@@ -15,6 +15,7 @@
 
 #include "GraphPart/Conversion/ElementCodes.h"
 #include "GraphPart/Runtime/GPRuntime.h"
+#include "GraphPart/Runtime/ManifestSchema.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -45,9 +46,10 @@ std::string externStatement(FallbackOp fallback) {
   SmallVector<int64_t> mutates(fallback.getMutates());
   llvm::sort(mutates);
   bool unsafe = fallback.hasTag(FallbackOp::getCudagraphUnsafeTag());
-  return "extern " + fallback.getCallee().str() + " " +
-         (unsafe ? "unsafe " : "capturable ") + indexList(mutates) + " " +
-         indexList(aliases) + " " +
+  return std::string(::gp::manifest::kExtern) + " " +
+         fallback.getCallee().str() + " " +
+         (unsafe ? ::gp::manifest::kUnsafe : ::gp::manifest::kCapturable) +
+         " " + indexList(mutates) + " " + indexList(aliases) + " " +
          sourceLocation(fallback.getLoc()).value_or("unknown") + "\n";
 }
 
