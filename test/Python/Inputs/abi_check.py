@@ -13,35 +13,16 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
 import graphpart  # noqa: E402
+from check_report import Report  # noqa: E402
 from graphpart import abi, elements, format as fmt, parameters  # noqa: E402
 from graphpart import runtime as gp_runtime  # noqa: E402
 from graphpart.ops import common  # noqa: E402
 
 runtime = sys.argv[1]
 libc = ctypes.util.find_library("c") or "libc.so.6"
-failures = 0
-
-
-def check(label, ok):
-    global failures
-    failures += not ok
-    print("%s %s" % ("ok" if ok else "FAILED", label))
-
-
-def error(label, action):
-    global failures
-    try:
-        action()
-    except graphpart.GraphError as raised:
-        print("error %s: %s" % (label, str(raised).replace(
-            runtime, "RUNTIME").replace(libc, "LIBC")))
-        return
-    except Exception as raised:  # noqa: BLE001 - the bug this test finds
-        failures += 1
-        print("FAILED %s: %s: %s" % (label, type(raised).__name__, raised))
-        return
-    failures += 1
-    print("FAILED no error for %s" % label)
+report = Report("abi", clean=lambda text: text.replace(
+    runtime, "RUNTIME").replace(libc, "LIBC"))
+check, error = report.check, report.error
 
 
 # -- element types: one table, the maps derived from it -----------------------
@@ -128,5 +109,4 @@ check("the real mirrors load again",
       gp_runtime._runtime(runtime) is not None and len(abi._CHECKED) == 1)
 error("not the runtime", lambda: graphpart.load(
     "nothing.so", runtime_library=libc))
-print("abi: %d failure(s)" % failures)
-sys.exit(1 if failures else 0)
+report.exit()

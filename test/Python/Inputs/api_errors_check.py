@@ -22,31 +22,12 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
 import graphpart  # noqa: E402
+from check_report import Report  # noqa: E402
 from graphpart.compiler import load_built  # noqa: E402
 
 runtime, gp_compile, work = sys.argv[1:4]
-failures = 0
-
-
-def check(label, ok):
-    global failures
-    failures += not ok
-    print("%s %s" % ("ok" if ok else "FAILED", label))
-
-
-def error(label, action):
-    global failures
-    try:
-        action()
-    except graphpart.GraphError as raised:
-        print("error %s: %s" % (label, str(raised).replace(work, "WORK")))
-        return
-    except Exception as raised:  # noqa: BLE001 - the bug this test finds
-        failures += 1
-        print("FAILED %s: %s: %s" % (label, type(raised).__name__, raised))
-        return
-    failures += 1
-    print("FAILED no error for %s" % label)
+report = Report("api errors", clean=lambda text: text.replace(work, "WORK"))
+check, error = report.check, report.error
 
 
 def warned(action):
@@ -213,5 +194,4 @@ check("work_dir keeps the files", sorted(
 error("weights directory without the named parameters", lambda:
       graphpart.load(os.path.join(work, "views", "Linear.so"), weights=empty,
                      runtime_library=runtime))
-print("api errors: %d failure(s)" % failures)
-sys.exit(1 if failures else 0)
+report.exit()

@@ -17,31 +17,12 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
 import graphpart  # noqa: E402
+from check_report import Report  # noqa: E402
 from graphpart.compiler import build, load_built  # noqa: E402
 
 runtime, gp_compile, work = sys.argv[1:4]
-failures = 0
-
-
-def check(label, ok):
-    global failures
-    failures += not ok
-    print("%s %s" % ("ok" if ok else "FAILED", label))
-
-
-def error(label, action):
-    global failures
-    try:
-        action()
-    except graphpart.GraphError as raised:
-        print("error %s: %s" % (label, str(raised).replace(work, "WORK")))
-        return
-    except Exception as raised:  # noqa: BLE001 - the bug this test finds
-        failures += 1
-        print("FAILED %s: %s: %s" % (label, type(raised).__name__, raised))
-        return
-    failures += 1
-    print("FAILED no error for %s" % label)
+report = Report("build.json", clean=lambda text: text.replace(work, "WORK"))
+check, error = report.check, report.error
 
 
 def node(name, op, a, b):
@@ -132,5 +113,4 @@ error("a files entry without its file", lambda: load_written(
 error("an old parameter entry of another kind", lambda: load_written(
     {"artifact": "scaled.so", "target": "host", "mutated_inputs": [],
      "parameters": [{"name": "c", "kind": "weird", "file": None}]}))
-print("build.json: %d failure(s)" % failures)
-sys.exit(1 if failures else 0)
+report.exit()
