@@ -265,15 +265,11 @@ KernelOp mergeRows(KernelOp first, KernelOp second,
   return merged;
 }
 
-/// Merges the first pair of kernels in `block` that may become a row
-/// kernel: a kernel and the last kernel before it that writes a buffer
-/// it uses (found through the last writer of each buffer, not by scanning
-/// back: a block holds tens of thousands of kernels).
-bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
-               llvm::raw_ostream *log) {
-  // A row kernel has a reduction: a block of cuda kernels with none (most
-  // blocks of a large program) needs no dependences computed.
-  bool anyReduction = llvm::any_of(block.getOps<KernelOp>(), [](KernelOp k) {
+/// Whether `block` has a cuda kernel with a reduction, which a row kernel
+/// needs: a block with none (most blocks of a large program) needs no
+/// dependences computed, and a function with none no alias analysis.
+bool hasRowCandidates(Block &block) {
+  return llvm::any_of(block.getOps<KernelOp>(), [](KernelOp k) {
     DeviceAttr device = k.getDevice();
     if (!device || !device.isCuda())
       return false;
@@ -282,7 +278,15 @@ bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
              return op.getNumReductionLoops() > 0;
            });
   });
-  if (!anyReduction)
+}
+
+/// Merges the first pair of kernels in `block` that may become a row
+/// kernel: a kernel and the last kernel before it that writes a buffer
+/// it uses (found through the last writer of each buffer, not by scanning
+/// back: a block holds tens of thousands of kernels).
+bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
+               llvm::raw_ostream *log) {
+  if (!hasRowCandidates(block))
     return false;
   BlockDependences deps(block, aliases);
   SmallVector<KernelOp> kernels = llvm::to_vector(block.getOps<KernelOp>());
@@ -321,6 +325,11 @@ bool mergeOnce(Block &block, const BufferAliasAnalysis &aliases,
 unsigned mlir::gp::fusion::mergeRowKernels(FunctionOpInterface func,
                                            llvm::raw_ostream *log) {
   SmallVector<Block *> blocks = blocksToFuse(func);
+  // Merging in one block gives no other block a candidate.
+  llvm::erase_if(blocks,
+                 [](Block *block) { return !hasRowCandidates(*block); });
+  if (blocks.empty())
+    return 0;
   BufferAliasAnalysis aliases(func);
   unsigned merged = 0;
   for (Block *block : blocks)

@@ -232,6 +232,12 @@ unsigned mergeRound(Block &block, const BufferAliasAnalysis &aliases,
 unsigned mlir::gp::fusion::mergeSiblingKernels(FunctionOpInterface func,
                                                llvm::raw_ostream *log) {
   SmallVector<Block *> blocks = blocksToFuse(func);
+  // Merging in one block gives no other block a candidate; a function
+  // with none needs no alias analysis.
+  llvm::erase_if(blocks,
+                 [](Block *block) { return !hasSiblingCandidates(*block); });
+  if (blocks.empty())
+    return 0;
   // Merging moves no buffer: one analysis serves every round.
   BufferAliasAnalysis aliases(func);
   unsigned merged = 0;
