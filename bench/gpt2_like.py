@@ -115,7 +115,8 @@ def main():
           "bound at load" % (layers, count / 1e6, tokens, captured,
                              flags["--target"], compiled,
                              os.path.getsize(mlir) / 1e6,
-                             len(built["parameters"])))
+                             len(graphpart.load_graph(graph_dir)[0].get(
+                                 "parameters", []))))
     if not run:
         return 0
     artifact = graphpart.load(os.path.join(work, built["artifact"]),

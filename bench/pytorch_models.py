@@ -172,11 +172,11 @@ def build_main(args, record_file="models.json"):
             mlir_bytes=len(text.encode()), artifact=os.path.join(
                 name, built["artifact"]),
             mutated_inputs=built["mutated_inputs"],
-            parameters=len(built["parameters"]))
+            parameters=len(graph.get("parameters", [])))
         print("built %s: MLIR %.2f MB, convert %.2f s, convert + compile "
               "%.2f s, %d parameters" % (
                   name, record[name]["mlir_bytes"] / 1e6, converted, total,
-                  len(built["parameters"])))
+                  len(graph.get("parameters", []))))
         sys.stdout.flush()
     with open(os.path.join(work, record_file), "w") as f:
         json.dump(record, f, indent=1)
