@@ -103,4 +103,43 @@ TEST(RuntimeErrors, EveryStatusHasADescription) {
     EXPECT_STRNE(gpRtStatusString(status), "unknown status");
 }
 
+// gpRtCheckExpandShape, which compiled code calls for each dynamic group of
+// an expand_shape before it makes the view.
+TEST(RuntimeChecks, ExpandShapeGroupsMustMultiplyToTheirSource) {
+  const char *op = "'memref.expand_shape' at t.mlir:3:5";
+  auto message = [] { return std::string(gpRtGetLastError()); };
+  const int64_t fits[] = {3, 2}, zero[] = {0, 7}, one[] = {6};
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, fits, 2), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtCheckExpandShape(op, 1, 0, 2, zero, 2), GP_RT_SUCCESS);
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, one, 1), GP_RT_SUCCESS);
+
+  const int64_t tooMany[] = {4, 2};
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, tooMany, 2),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message(), "'memref.expand_shape' at t.mlir:3:5: source dimension "
+                       "0 has size 6, but output_shape splits it into 4 x 2 "
+                       "= 8 (result dimensions 0-1); nothing after it runs");
+  // Two negative sizes whose product is the source's are refused too.
+  const int64_t negatives[] = {-2, -3};
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, negatives, 2),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(message().find("result dimension 0 the negative size -2"),
+            std::string::npos)
+      << message();
+  const int64_t huge[] = {int64_t(1) << 62, 4, 3};
+  EXPECT_EQ(gpRtCheckExpandShape(op, 2, 12, 1, huge, 3),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(message().find("which overflows int64 (result dimensions 1-3)"),
+            std::string::npos)
+      << message();
+  EXPECT_EQ(gpRtCheckExpandShape(nullptr, 0, 6, 0, fits, 2),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, nullptr, 2),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpRtCheckExpandShape(op, 0, 6, 0, fits, 0),
+            GP_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(message().find("null or empty argument"), std::string::npos)
+      << message();
+}
+
 } // namespace
