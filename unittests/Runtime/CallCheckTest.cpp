@@ -11,6 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallCheckSupport.h"
+#include "TensorTestSupport.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <gtest/gtest.h>
@@ -24,14 +27,9 @@
 
 namespace {
 
-const char *kArtifact = GP_TEST_CALL_CHECK_ARTIFACT;
+using gp::test::callCounter;
 
-#define EXPECT_INVALID(call, text)                                             \
-  do {                                                                         \
-    EXPECT_EQ((call), GP_RT_ERROR_INVALID_ARGUMENT);                           \
-    EXPECT_NE(std::string(gpRtGetLastError()).find(text), std::string::npos)  \
-        << "message: " << gpRtGetLastError();                                  \
-  } while (0)
+const char *kArtifact = GP_TEST_CALL_CHECK_ARTIFACT;
 
 /// A rank-1 descriptor (gpRtMemRef).
 struct Vec {
@@ -50,18 +48,6 @@ Cube cube(float *data, std::array<int64_t, 3> sizes,
     strides = {sizes[1] * sizes[2], sizes[2], 1};
   return {data, data, 0, {sizes[0], sizes[1], sizes[2]},
           {strides[0], strides[1], strides[2]}};
-}
-
-/// The entries' call counter, read through the artifact's own image (the
-/// runtime's dlopen hands back the same one).
-int64_t *callCounter() {
-  static int64_t *counter = [] {
-    void *handle = dlopen(kArtifact, RTLD_NOW | RTLD_LOCAL);
-    return handle ? static_cast<int64_t *>(
-                        dlsym(handle, "gp_test_call_check_calls"))
-                  : nullptr;
-  }();
-  return counter;
 }
 
 class CallCheckTest : public ::testing::Test {

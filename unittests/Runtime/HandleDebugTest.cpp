@@ -16,6 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallCheckSupport.h"
+#include "TensorTestSupport.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <gtest/gtest.h>
@@ -32,27 +35,10 @@
 
 namespace {
 
+using gp::test::callCounter;
+
 const char *kArtifact = GP_TEST_CALL_CHECK_ARTIFACT;
 constexpr int32_t kScale = 0, kAnswer = 1; // CallCheckArtifact's entries.
-
-#define EXPECT_INVALID(call, text)                                             \
-  do {                                                                         \
-    EXPECT_EQ((call), GP_RT_ERROR_INVALID_ARGUMENT);                           \
-    EXPECT_NE(std::string(gpRtGetLastError()).find(text), std::string::npos)   \
-        << "message: " << gpRtGetLastError();                                  \
-  } while (0)
-
-/// The entries' call counter, read through the artifact's own image: this
-/// handle keeps it mapped after the runtime's unload.
-int64_t *callCounter() {
-  static int64_t *counter = [] {
-    void *handle = dlopen(kArtifact, RTLD_NOW | RTLD_LOCAL);
-    return handle ? static_cast<int64_t *>(
-                        dlsym(handle, "gp_test_call_check_calls"))
-                  : nullptr;
-  }();
-  return counter;
-}
 
 /// How the runtime's messages print a handle.
 std::string hex(const void *handle) {

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorTestSupport.h"
+
 #include "GraphPart/Runtime/GPRuntime.h"
 
 #include <gtest/gtest.h>
@@ -33,13 +35,6 @@ namespace {
 
 const char *kArtifact = GP_TEST_PADDING_ARTIFACT;
 const char *kGpRun = GP_TEST_GP_RUN;
-
-#define EXPECT_INVALID(call, text)                                             \
-  do {                                                                         \
-    EXPECT_EQ((call), GP_RT_ERROR_INVALID_ARGUMENT);                           \
-    EXPECT_NE(std::string(gpRtGetLastError()).find(text), std::string::npos)  \
-        << "message: " << gpRtGetLastError();                                  \
-  } while (0)
 
 /// Descriptors (gpRtMemRef) of rank 0, 1 and 2.
 struct Scalar {

@@ -14,6 +14,7 @@
 #include "GraphPart/Runtime/GPRuntime.h"
 #include "ParameterPtx.h"
 #include "ParameterTestSupport.h"
+#include "TensorTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -27,15 +28,6 @@
 using namespace gp::test;
 
 namespace {
-
-/// Runs `call` and expects it to fail with GP_RT_ERROR_INVALID_ARGUMENT
-/// and a message containing `text`.
-#define EXPECT_INVALID(call, text)                                             \
-  do {                                                                         \
-    EXPECT_EQ((call), GP_RT_ERROR_INVALID_ARGUMENT);                           \
-    EXPECT_NE(std::string(gpRtGetLastError()).find(text), std::string::npos)  \
-        << "message: " << gpRtGetLastError();                                  \
-  } while (0)
 
 class ParameterTest : public ::testing::Test {
 protected:

@@ -254,6 +254,15 @@ backendTestName(const ::testing::TestParamInfo<gpRtBackend> &info) {
 
 } // namespace gp::test
 
+/// Runs `call` and expects it to fail with GP_RT_ERROR_INVALID_ARGUMENT
+/// and a message containing `text`.
+#define EXPECT_INVALID(call, text)                                             \
+  do {                                                                         \
+    EXPECT_EQ((call), GP_RT_ERROR_INVALID_ARGUMENT);                           \
+    EXPECT_NE(std::string(gpRtGetLastError()).find(text), std::string::npos)  \
+        << "message: " << gpRtGetLastError();                                  \
+  } while (0)
+
 /// Skips the current test (from a fixture's SetUp or a test body) when
 /// `backend` cannot run here: no GPU, or no CUDA driver.
 #define GP_SKIP_UNLESS_AVAILABLE(backend)                                      \
