@@ -6,7 +6,8 @@
 // (only the memory space changes, so upstream ops stay valid), and its ops
 // are then rewritten one at a time in program order, so that every op
 // sees its operands already imported. The whole module is imported on a
-// copy that replaces it only when every function succeeded.
+// copy that replaces it only when every function succeeded (a module in
+// gp's form already is only checked, in place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,13 +130,40 @@ LogicalResult FunctionImporter::run() {
       op->erase();
   return updateFunctionType();
 }
+/// Ops the import leaves as they are.
+static bool isKeptAsIs(Operation *op) {
+  return isa<GPDialect>(op->getDialect()) || isHostScalarOp(op) ||
+         isa<func::ReturnOp, scf::YieldOp, scf::ConditionOp, scf::ForOp,
+             scf::IfOp, scf::WhileOp, scf::ExecuteRegionOp, scf::IndexSwitchOp,
+             cf::BranchOp, cf::CondBranchOp, cf::SwitchOp, cf::AssertOp>(op);
+}
+
+bool FunctionImporter::isImported() {
+  SmallVector<Operation *> ops;
+  for (Block &block : function.getBody())
+    collect(block, ops);
+  if (!llvm::all_of(ops, isKeptAsIs))
+    return false;
+  auto hasDevice = [&](Value value) {
+    return withDevice(value.getType()) == value.getType();
+  };
+  return !function
+              .walk([&](Operation *op) {
+                if (isa<linalg::SoftmaxOp>(op) ||
+                    !llvm::all_of(op->getResults(), hasDevice))
+                  return WalkResult::interrupt();
+                for (Region &region : op->getRegions())
+                  for (Block &block : region)
+                    if (!llvm::all_of(block.getArguments(), hasDevice))
+                      return WalkResult::interrupt();
+                return WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 LogicalResult FunctionImporter::importOp(Operation *op) {
   builder.setInsertionPoint(op);
-  if (isa<GPDialect>(op->getDialect()) || isHostScalarOp(op))
-    return success();
-  if (isa<func::ReturnOp, scf::YieldOp, scf::ConditionOp, scf::ForOp,
-          scf::IfOp, scf::WhileOp, scf::ExecuteRegionOp, scf::IndexSwitchOp,
-          cf::BranchOp, cf::CondBranchOp, cf::SwitchOp, cf::AssertOp>(op))
+  if (isKeptAsIs(op))
     return success();
   if (isKernelRoot(op))
     return wrapInKernel(op, op->getName().stripDialect());
@@ -299,25 +327,26 @@ void GPImportPass::runOnOperation() {
     return signalPassFailure();
   }
 
-  // Work on a copy: a failed import leaves the module as it was.
-  OwningOpRef<ModuleOp> copy = module.clone();
-  ImportCounts importCounts;
-  Weights weights;
-  weights.dir = weightsDir;
-  for (auto function : copy->getOps<func::FuncOp>()) {
+  // Each defined function's device and symbolic-size bounds.
+  struct Setup {
+    DeviceAttr device;
+    SymIntBounds bounds;
+  };
+  SmallVector<Setup> setups;
+  for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
-    DeviceAttr device = *optionDevice;
+    Setup &setup = setups.emplace_back(Setup{*optionDevice, {}});
     if (Attribute attr = function->getAttr("gp.default_device")) {
-      device = dyn_cast<DeviceAttr>(attr);
-      if (!device) {
+      setup.device = dyn_cast<DeviceAttr>(attr);
+      if (!setup.device) {
         function.emitError() << "gp-import: gp.default_device must be a "
                                 "#gp.device attribute, got "
                              << attr;
         return signalPassFailure();
       }
     }
-    SymIntBounds bounds;
+    SymIntBounds &bounds = setup.bounds;
     if (symintMin >= 0)
       bounds.min = symintMin;
     if (symintMax >= 0)
@@ -343,28 +372,63 @@ void GPImportPass::runOnOperation() {
                            << ", " << *bounds.max << "] are empty";
       return signalPassFailure();
     }
-    FunctionImporter importer(function, device, bounds, importCounts,
-                              weights);
+  }
+
+  // A failed import leaves the module as it was, so it works on a copy,
+  // unless the module is in gp's form already (the pipeline's input is
+  // often gp.kernel ops and buffers, and copying 100k ops is half the
+  // pass): the import there only checks, and what it removes before a
+  // check can fail (host scalars, declarations that nothing uses) changes
+  // nothing the program does.
+  ImportCounts importCounts;
+  Weights weights;
+  weights.dir = weightsDir;
+  auto definedFunctions = [](ModuleOp in) {
+    return llvm::make_filter_range(
+        in.getOps<func::FuncOp>(),
+        [](func::FuncOp f) { return !f.isExternal(); });
+  };
+  bool inPlace = module.getOps<memref::GlobalOp>().empty() &&
+                 llvm::all_of(llvm::zip_equal(definedFunctions(module), setups),
+                              [&](auto pair) {
+                                auto [function, setup] = pair;
+                                return FunctionImporter(function, setup.device,
+                                                        setup.bounds,
+                                                        importCounts, weights)
+                                    .isImported();
+                              });
+  OwningOpRef<ModuleOp> copy;
+  ModuleOp target = module;
+  if (!inPlace) {
+    copy = module.clone();
+    target = *copy;
+  }
+  for (auto [function, setup] :
+       llvm::zip_equal(definedFunctions(target), setups)) {
+    FunctionImporter importer(function, setup.device, setup.bounds,
+                              importCounts, weights);
     if (failed(importer.run()) || failed(checkParameterWrites(function)))
       return signalPassFailure();
   }
 
   // Declarations and globals that nothing uses any more.
-  for (Operation &op : llvm::make_early_inc_range(copy->getOps())) {
+  for (Operation &op : llvm::make_early_inc_range(target.getOps())) {
     auto function = dyn_cast<func::FuncOp>(op);
     bool unusedDeclaration = function && function.isExternal() &&
                              function.isPrivate();
     bool global = isa<memref::GlobalOp>(op);
     if ((unusedDeclaration || global) &&
-        SymbolTable::symbolKnownUseEmpty(&op, *copy))
+        SymbolTable::symbolKnownUseEmpty(&op, target))
       op.erase();
   }
 
-  if (failed(weights.write(*copy)))
+  if (failed(weights.write(target)))
     return signalPassFailure();
-  Block *body = module.getBody();
-  body->clear();
-  body->getOperations().splice(body->end(), copy->getBody()->getOperations());
+  if (!inPlace) {
+    Block *body = module.getBody();
+    body->clear();
+    body->getOperations().splice(body->end(), copy->getBody()->getOperations());
+  }
   numKernels += importCounts.kernels;
   numFallbacks += importCounts.fallbacks;
   numViews += importCounts.views;

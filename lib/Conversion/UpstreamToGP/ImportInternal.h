@@ -69,6 +69,12 @@ public:
 
   LogicalResult run();
 
+  /// Whether the function is in gp's form already: every op the import
+  /// visits is a gp op, a host scalar or control flow, every value has its
+  /// device, and no linalg.softmax is left to expand. run() then only
+  /// checks, and removes host scalars that nothing uses.
+  bool isImported();
+
 private:
   LogicalResult checkTypes();
   Type withDevice(Type type) const;
