@@ -1,0 +1,106 @@
+// RUN: gp-opt %s -split-input-file --convert-gp-to-gpu | FileCheck %s
+
+// A scatter at a position held on the device (a key/value cache's
+// index_copy_): the kernel walks the whole cache but stores only where the
+// row matches, and never loads the cache's old values.
+// CHECK-LABEL: func.func @cache_update
+// CHECK: gpu.func @write_row(%[[POS:[^:]+]]: memref<1xi64>, %[[SRC:[^:]+]]: memref<1x64xf32>, %[[CACHE:[^:]+]]: memref<512x64xf32>)
+// CHECK-NOT: memref.load %[[CACHE]]
+// CHECK: %[[AT:.+]] = memref.load %[[POS]]
+// CHECK: %[[VALUE:.+]] = memref.load %[[SRC]]
+// CHECK: %[[HIT:.+]] = arith.cmpi eq
+// CHECK-NOT: arith.select
+// CHECK: scf.if %[[HIT]] {
+// CHECK-NEXT: memref.store %[[VALUE]], %[[CACHE]]
+// CHECK-NEXT: }
+// CHECK-NOT: memref.load %[[CACHE]]
+// CHECK: gpu.return
+
+#cuda0 = #gp.device<cuda:0>
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#pos = affine_map<(d0, d1) -> (0)>
+#src = affine_map<(d0, d1) -> (0, d1)>
+func.func @cache_update(%pos: memref<1xi64, #cuda0>, %src: memref<1x64xf32, #cuda0>, %cache: memref<512x64xf32, #cuda0>) {
+  gp.kernel "write_row" ins(%pos, %src : memref<1xi64, #cuda0>, memref<1x64xf32, #cuda0>) outs(%cache : memref<512x64xf32, #cuda0>) {
+  ^bb0(%p: memref<1xi64, #cuda0>, %s: memref<1x64xf32, #cuda0>, %out: memref<512x64xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#pos, #src, #rows], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %s : memref<1xi64, #cuda0>, memref<1x64xf32, #cuda0>) outs(%out : memref<512x64xf32, #cuda0>) {
+    ^bb0(%at: i64, %v: f32, %o: f32):
+      %row = linalg.index 0 : index
+      %at_index = arith.index_cast %at : i64 to index
+      %hit = arith.cmpi eq, %row, %at_index : index
+      %r = arith.select %hit, %v, %o : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// The old value kept where the condition holds (masked_fill's `keep`
+// form): stored where it does not.
+// CHECK-LABEL: func.func @keep_where_true
+// CHECK: gpu.func @fill_masked(%[[MASK:[^:]+]]: memref<1024xi1>, %[[OUT:[^:]+]]: memref<1024xf32>)
+// CHECK-NOT: memref.load %[[OUT]]
+// CHECK: %[[KEEP:.+]] = memref.load %[[MASK]]
+// CHECK: %[[CHANGE:.+]] = arith.xori %[[KEEP]], %true : i1
+// CHECK: scf.if %[[CHANGE]] {
+// CHECK-NEXT: memref.store %{{.+}}, %[[OUT]]
+// CHECK-NOT: memref.load %[[OUT]]
+// CHECK: gpu.return
+
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0) -> (d0)>
+func.func @keep_where_true(%mask: memref<1024xi1, #cuda0>, %y: memref<1024xf32, #cuda0>) {
+  gp.kernel "fill_masked" ins(%mask : memref<1024xi1, #cuda0>) outs(%y : memref<1024xf32, #cuda0>) {
+  ^bb0(%m: memref<1024xi1, #cuda0>, %out: memref<1024xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%m : memref<1024xi1, #cuda0>) outs(%out : memref<1024xf32, #cuda0>) {
+    ^bb0(%keep: i1, %o: f32):
+      %zero = arith.constant 0.0 : f32
+      %r = arith.select %keep, %o, %zero : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A select between two inputs, or one that keeps another element's value,
+// is stored as it is, unconditionally.
+// CHECK-LABEL: func.func @other_selects
+// CHECK: gpu.func @pick
+// CHECK: %[[PICKED:.+]] = arith.select
+// CHECK-NEXT: memref.store %[[PICKED]]
+// CHECK: gpu.func @shifted
+// CHECK: %[[SHIFTED:.+]] = arith.select
+// CHECK-NEXT: memref.store %[[SHIFTED]]
+
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0) -> (d0)>
+#rev = affine_map<(d0) -> (1023 - d0)>
+func.func @other_selects(%mask: memref<1024xi1, #cuda0>, %a: memref<1024xf32, #cuda0>, %b: memref<1024xf32, #cuda0>, %y: memref<1024xf32, #cuda0>, %z: memref<1024xf32, #cuda0>) {
+  gp.kernel "pick" ins(%mask, %a, %b : memref<1024xi1, #cuda0>, memref<1024xf32, #cuda0>, memref<1024xf32, #cuda0>) outs(%y : memref<1024xf32, #cuda0>) {
+  ^bb0(%m: memref<1024xi1, #cuda0>, %x0: memref<1024xf32, #cuda0>, %x1: memref<1024xf32, #cuda0>, %out: memref<1024xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+        ins(%m, %x0, %x1 : memref<1024xi1, #cuda0>, memref<1024xf32, #cuda0>, memref<1024xf32, #cuda0>) outs(%out : memref<1024xf32, #cuda0>) {
+    ^bb0(%c: i1, %u: f32, %v: f32, %o: f32):
+      %r = arith.select %c, %u, %v : f32
+      linalg.yield %r : f32
+    }
+  }
+  // z[i] = mask[i] ? a[i] : y[1023 - i]: y is another buffer here, read at
+  // another element, so the store stays.
+  gp.kernel "shifted" ins(%mask, %a, %y : memref<1024xi1, #cuda0>, memref<1024xf32, #cuda0>, memref<1024xf32, #cuda0>) outs(%z : memref<1024xf32, #cuda0>) {
+  ^bb0(%m: memref<1024xi1, #cuda0>, %x0: memref<1024xf32, #cuda0>, %x1: memref<1024xf32, #cuda0>, %out: memref<1024xf32, #cuda0>):
+    linalg.generic {indexing_maps = [#id, #id, #rev, #id], iterator_types = ["parallel"]}
+        ins(%m, %x0, %x1 : memref<1024xi1, #cuda0>, memref<1024xf32, #cuda0>, memref<1024xf32, #cuda0>) outs(%out : memref<1024xf32, #cuda0>) {
+    ^bb0(%c: i1, %u: f32, %v: f32, %o: f32):
+      %r = arith.select %c, %u, %v : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
