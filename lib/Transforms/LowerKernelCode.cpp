@@ -41,6 +41,7 @@ namespace {
 OpPassManager kernelCodeLowering() {
   OpPassManager pipeline(func::FuncOp::getOperationName());
   pipeline.addPass(createConvertLinalgToLoopsPass());
+  pipeline.addPass(gp::createGPStoreChangedElementsPass());
   // Subviews and transposes expand into affine.apply on their offsets and
   // strides, which lower-affine then turns into arith.
   pipeline.addPass(memref::createExpandStridedMetadataPass());

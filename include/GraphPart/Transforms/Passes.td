@@ -512,6 +512,24 @@ def GPDeduplicateFunctionsPass : Pass<"gp-deduplicate-functions", "ModuleOp"> {
   ];
 }
 
+def GPStoreChangedElementsPass
+    : Pass<"gp-store-changed-elements", "func::FuncOp"> {
+  let summary = "Store an element only where a select changes it";
+  let description = [{
+    In loops over memrefs (linalg after `convert-linalg-to-loops` or
+    `-to-parallel-loops`), a store of `arith.select %c, %v, %old`, where
+    `%old` was loaded from the same memref at the same indices earlier in
+    the same block and nothing in between writes memory, becomes
+    `scf.if %c { memref.store %v }` (`select %c, %old, %v` stores under
+    `not %c`), and the load goes when nothing else uses it. A scatter at a
+    position held on the device, the form of a key/value cache's
+    `index_copy_`, then writes one row and reads none of the cache; masked
+    updates in place write only their masked elements. Both kernel
+    lowerings run it (convert-gp-to-gpu, gp-lower-kernel-code).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def GPLowerKernelCodePass : Pass<"gp-lower-kernel-code", "ModuleOp"> {
   let summary = "Lower linalg, views, affine, loops and math, only in the "
                 "functions that have them";
@@ -519,8 +537,9 @@ def GPLowerKernelCodePass : Pass<"gp-lower-kernel-code", "ModuleOp"> {
     Runs what turns the code kernels are written in into arith, cf and
     LLVM intrinsics, on each `func.func` of the module holding an op of the
     linalg, memref, affine, scf or math dialect, and on no other:
-    upstream `convert-linalg-to-loops`, `expand-strided-metadata`,
-    `lower-affine`, `convert-scf-to-cf`, `math-expand-ops` (asinh, acosh
+    upstream `convert-linalg-to-loops`, then `gp-store-changed-elements`,
+    `expand-strided-metadata`, `lower-affine`, `convert-scf-to-cf`,
+    `math-expand-ops` (asinh, acosh
     and atanh to logarithms and square roots, which LLVM has no intrinsic
     for), `convert-math-to-llvm`, then `convert-math-to-libm`'s patterns
     for what is left (erf, atan2, cbrt, ...: calls to libm, as a host

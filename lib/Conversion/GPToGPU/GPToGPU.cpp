@@ -15,6 +15,7 @@
 
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
+#include "GraphPart/Transforms/ChangedElements.h"
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -115,66 +116,6 @@ static LogicalResult wrapLeftoverWork(func::FuncOp func) {
                                  "later host-side code uses; it cannot run "
                                  "on the GPU");
   return success();
-}
-
-/// An element the payload may leave as it was, `store(select(c, v, old))`
-/// with `old` loaded from the same element just before, is stored only
-/// where it changes: `if (c) store(v)`, and the load of the old value goes
-/// when nothing else reads it. That is the form of a scatter at a position
-/// given on the device (a key/value cache's index_copy_ walks the whole
-/// cache to write one row) and of masked updates in place: the kernel then
-/// writes what changes and reads nothing of the rest. Each element belongs
-/// to one iteration of the parallel loop, so leaving it alone is the same as
-/// storing its own value back.
-static void storeOnlyChangedElements(func::FuncOp func) {
-  SmallVector<memref::StoreOp> stores;
-  func.walk([&](memref::StoreOp store) { stores.push_back(store); });
-  for (memref::StoreOp store : stores) {
-    auto select = store.getValue().getDefiningOp<arith::SelectOp>();
-    if (!select || !select.getCondition().getType().isInteger(1))
-      continue;
-    memref::LoadOp old;
-    bool storeWhenTrue = true;
-    for (bool oldOnFalse : {true, false}) {
-      Value kept = oldOnFalse ? select.getFalseValue() : select.getTrueValue();
-      auto load = kept.getDefiningOp<memref::LoadOp>();
-      if (load && load.getMemRef() == store.getMemRef() &&
-          llvm::equal(load.getIndices(), store.getIndices()) &&
-          load->getBlock() == store->getBlock()) {
-        old = load;
-        storeWhenTrue = oldOnFalse;
-        break;
-      }
-    }
-    if (!old || !old->isBeforeInBlock(store))
-      continue;
-    // Nothing between the load and the store may write memory.
-    bool writes = false;
-    for (Operation *op = old->getNextNode(); op != store.getOperation();
-         op = op->getNextNode())
-      writes |= !isMemoryEffectFree(op) && !isa<memref::LoadOp>(op);
-    if (writes)
-      continue;
-    OpBuilder builder(store);
-    Location loc = store.getLoc();
-    Value condition = select.getCondition();
-    if (!storeWhenTrue)
-      condition = arith::XOrIOp::create(
-          builder, loc, condition,
-          arith::ConstantIntOp::create(builder, loc, 1, 1));
-    Value value =
-        storeWhenTrue ? select.getTrueValue() : select.getFalseValue();
-    auto guard = scf::IfOp::create(builder, loc, condition,
-                                   /*withElseRegion=*/false);
-    builder.setInsertionPointToStart(&guard.getThenRegion().front());
-    memref::StoreOp::create(builder, loc, value, store.getMemRef(),
-                            store.getIndices(), store.getNontemporal());
-    store.erase();
-    if (select->use_empty())
-      select.erase();
-    if (old->use_empty())
-      old.erase();
-  }
 }
 
 LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
