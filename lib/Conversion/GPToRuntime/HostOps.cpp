@@ -91,6 +91,28 @@ struct UnsupportedOpRejection : ConversionPattern {
     // A pattern that rejected the op already said why.
     if (state.diagnosed)
       return failure();
+    // Control flow is lowered around host scalars only: what it would
+    // run on a device (a kernel, a copy, an allocation) has no lowering
+    // inside a region yet, so say so rather than name the loop alone.
+    Operation *deviceWork = nullptr;
+    if (op->getNumRegions() != 0 &&
+        (state.atTopLevel(op) || state.inPartition(op)))
+      op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+        if (nested != op && isa<GPDialect>(nested->getDialect()) &&
+            !nested->hasTrait<OpTrait::IsTerminator>()) {
+          deviceWork = nested;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+    if (deviceWork)
+      return state.emitError(op)
+             << "cannot lower '" << op->getName() << "' whose body runs '"
+             << deviceWork->getName()
+             << "': control flow is supported around host scalars only; "
+                "give the loop a static trip count and unroll it "
+                "(scf-for-loop-unroll / a Python loop before capture), or "
+                "call the program once per iteration";
     if (state.atTopLevel(op))
       return state.emitError(op)
              << "cannot lower '" << op->getName()
