@@ -43,24 +43,33 @@ typedef struct gpAttentionParams {
   float scale;
 } gpAttentionParams;
 
-/// Query rows and keys per block tile, and threads per block, of every
-/// kernel; the extern launches ceil(queries / GP_ATTENTION_ROWS) x heads x
+/// Query rows and keys per block tile, and the threads of one key split:
+/// a block has GP_ATTENTION_SPLITS groups of GP_ATTENTION_SPLIT_THREADS
+/// threads, each walking every SPLITS-th key tile for the block's rows,
+/// merged at the end (a short walk per block where few blocks fill the
+/// GPU). The extern launches ceil(queries / GP_ATTENTION_ROWS) x heads x
 /// batch blocks of GP_ATTENTION_THREADS threads.
 #define GP_ATTENTION_ROWS 32
 #define GP_ATTENTION_KEYS 32
-#define GP_ATTENTION_THREADS 128
+#define GP_ATTENTION_SPLIT_THREADS 128
+#ifndef GP_ATTENTION_SPLITS
+#define GP_ATTENTION_SPLITS 2
+#endif
+#define GP_ATTENTION_THREADS (GP_ATTENTION_SPLITS * GP_ATTENTION_SPLIT_THREADS)
 
 /// The head widths a kernel is built for: a kernel for width D takes
 /// headDim and valueDim up to D. Names: gp_attention_<f32|f16|bf16>_d<D>.
 #define GP_ATTENTION_WIDTHS {32, 64, 128}
 
-/// Dynamic shared memory of the width-D kernels, in bytes: room for f32
-/// tiles of q (ROWS x D), k and v (KEYS x D each) and the scores (ROWS x
-/// KEYS), with a row of slack each; Attention.cu lays them out (swizzled
-/// q and k, the probabilities transposed) and checks that they fit.
+/// Dynamic shared memory of the width-D kernels, in bytes: f32 tiles of q
+/// (ROWS x D), shared by the splits, and per split k and v (KEYS x D each)
+/// and the probabilities (KEYS x (ROWS + 4)); Attention.cu lays them out
+/// (swizzled q and k, the probabilities transposed) and checks that they
+/// fit.
 #define GP_ATTENTION_SHARED_BYTES(D)                                           \
-  ((GP_ATTENTION_ROWS * ((D) + 1) + 2 * GP_ATTENTION_KEYS * ((D) + 1) +        \
-    GP_ATTENTION_ROWS * (GP_ATTENTION_KEYS + 1)) *                             \
+  ((GP_ATTENTION_ROWS * (D) +                                                  \
+    GP_ATTENTION_SPLITS * (2 * GP_ATTENTION_KEYS * (D) +                       \
+                           GP_ATTENTION_KEYS * (GP_ATTENTION_ROWS + 4))) *     \
    4)
 
 #endif // GRAPHPART_LIB_RUNTIME_KERNELS_ATTENTIONPARAMS_H
