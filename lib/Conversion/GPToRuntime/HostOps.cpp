@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::gp;
@@ -109,10 +110,13 @@ struct UnsupportedOpRejection : ConversionPattern {
       return state.emitError(op)
              << "cannot lower '" << op->getName() << "' whose body runs '"
              << deviceWork->getName()
-             << "': control flow is supported around host scalars only; "
-                "give the loop a static trip count and unroll it "
-                "(scf-for-loop-unroll / a Python loop before capture), or "
-                "call the program once per iteration";
+             << "': control flow is supported around host scalars only ("
+             << (isa<LoopLikeOpInterface>(op)
+                     ? "unroll a loop of static trip count, or call the "
+                       "program once per iteration"
+                     : "compute both sides and select, or choose between "
+                       "two programs in the caller")
+             << ")";
     if (state.atTopLevel(op))
       return state.emitError(op)
              << "cannot lower '" << op->getName()
