@@ -130,6 +130,7 @@ LogicalResult FunctionImporter::run() {
       op->erase();
   return updateFunctionType();
 }
+
 /// Ops the import leaves as they are.
 static bool isKeptAsIs(Operation *op) {
   return isa<GPDialect>(op->getDialect()) || isHostScalarOp(op) ||
