@@ -315,6 +315,45 @@ TEST_P(AttentionTest, RowsWithNoScoreGiveZerosOrNaN) {
   }
 }
 
+TEST_P(AttentionTest, RowsWhoseScoresLieInOneKeySplit) {
+  // The cuda kernels walk alternate 32-key tiles in two groups of threads
+  // and merge them at the end. 130 keys are 5 tiles (the first group takes
+  // tiles 0, 2 and 4, the second 1 and 3): rows keep only the first
+  // group's keys, only the second's, both, or none. One key's value row is
+  // NaN: as in PyTorch's product of the probabilities with v, it reaches
+  // every row with a score left (0 * NaN is NaN), and empty rows stay
+  // zeros. Causal too, where the first query tile's keys all lie in the
+  // first group.
+  for (gpRtElementType type : {GP_RT_ELEMENT_F32, GP_RT_ELEMENT_BF16}) {
+    SCOPED_TRACE(gpRtElementTypeName(type));
+    int64_t queries = 40, keys = 130, width = 64;
+    Tensor q = dense(type, {1, 2, queries, width}, 32),
+           k = dense(type, {1, 2, keys, width}, 33),
+           v = dense(type, {1, 2, keys, width}, 34),
+           out = dense(type, {1, 2, queries, width});
+    Tensor keep = dense(GP_RT_ELEMENT_I1, {queries, keys}, 0, 1.0);
+    for (int64_t i = 0; i < queries; ++i)
+      for (int64_t j = 0; j < keys; ++j) {
+        bool secondGroup = (j / 32) % 2 == 1;
+        bool kept = i == queries - 2 ? false
+                    : i % 3 == 0     ? secondGroup
+                    : i % 3 == 1     ? !secondGroup
+                                     : j % 7 != 0;
+        keep.bytes[i * keys + j] = kept ? 1 : 0;
+      }
+    expectAttention(q, k, v, &keep, out, {0.125, 0, 1});
+    expectAttention(q, k, v, &keep, out, {0.125, 0, 0});
+    expectAttention(q, k, v, nullptr, out, {0.125, 1, 1});
+    // Key 100 (tile 3, the second group's) with a NaN value row.
+    Tensor poisoned = v;
+    double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int64_t e = 0; e < width; ++e)
+      gp::test::encode(type, nan,
+                       &poisoned.bytes[(100 * width + e) * bytesOf(type)]);
+    expectAttention(q, k, poisoned, &keep, out, {0.125, 0, 1});
+  }
+}
+
 TEST_P(AttentionTest, CapturedAndReplayed) {
   Tensor q = dense(GP_RT_ELEMENT_BF16, {1, 8, 64, 64}, 16),
          k = dense(GP_RT_ELEMENT_BF16, {1, 2, 64, 64}, 17),
