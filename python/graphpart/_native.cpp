@@ -47,6 +47,8 @@ at::ScalarType scalarType(const std::string &element) {
     return at::kLong;
   if (element == "i32")
     return at::kInt;
+  if (element == "i16")
+    return at::kShort;
   if (element == "i8")
     return at::kChar;
   if (element == "ui8")

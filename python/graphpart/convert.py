@@ -38,8 +38,9 @@ from . import fuse_attention as attention_fusion
 from .format import INDEX_ERRORS, GraphError, check, checked_array
 from .ops import OPS, SAME_SHAPE_IDENTITY_VIEWS, UNUSED_SKIPPED, VIEW_OPS
 from .ops.linalg import explicit_attention
-from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
-                         Unusable, Value, broadcast_shape, dims_map,
+from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES,
+                         NARROW_INTS, Scalar, Unusable, Value,
+                         broadcast_shape, dims_map,
                          from_product, is_static, literal, normal_dim,
                          parse_dim, product, tensor_type)
 
@@ -47,6 +48,8 @@ from .ops.common import (CONSTANT_TYPES, ELEMENT_TYPES, HALF_TYPES, Scalar,
 # Constants up to this many bytes stay in the program; larger ones become
 # parameters (IREE's default threshold for externalizing them).
 INLINE_LIMIT = 256
+# The tensor element types a graph may use, as its messages list them.
+SUPPORTED_TEXT = "f32, f16, bf16, bool, int64, int32, int16 and int8"
 
 # The ops of nodes that graph rewrites (run before conversion) make.
 REWRITTEN_OPS = {attention_fusion.FUSED_OP: explicit_attention}
@@ -99,6 +102,9 @@ class Converter:
         # parameter node -> the node holding its final value; and each
         # parameter node's position among the function's arguments.
         self.mutated_parameters, self.parameter_args = {}, {}
+        # Nodes (inputs, parameters, results) of a narrow integer dtype,
+        # computed as int64: name -> the type they are stored in.
+        self.narrow = {}
         # Index checks (check_indices): their descriptions, in order (the
         # flag holds the largest number of those that failed), each check's
         # number by (index tensor, size, lowest index), and the flag's
@@ -372,6 +378,41 @@ class Converter:
                                            range(len(x.shape))])],
                             body, out_elem=elem)
 
+    def each(self, x, body, out_elem):
+        """`body(a)` -> (lines, result) applied to each element `a` of `x`,
+        giving a tensor of `out_elem`."""
+        return self.generic(x.shape, [(x, ["d%d" % i for i in
+                                           range(len(x.shape))])],
+                            lambda a, o: body(a[0]), out_elem=out_elem)
+
+    def widened(self, name, x):
+        """`x`, an input or parameter, as the converter computes with it:
+        a narrow integer (i32, i16, i8) sign-extended to i64, and `name`
+        recorded as stored narrow; anything else as it is."""
+        if x.elem not in NARROW_INTS.values():
+            return x
+        self.narrow[(name, None)] = x.elem
+        return self.each(x, lambda a: (
+            ["%%r = arith.extsi %s : %s to i64" % (a, x.elem)], "%r"), "i64")
+
+    def wrapped(self, x, storage):
+        """i64 `x` wrapped to the width of `storage` (i32, i16, i8), as
+        PyTorch's arithmetic in that type wraps around."""
+        return self.each(x, lambda a: (
+            ["%%t = arith.trunci %s : i64 to %s" % (a, storage),
+             "%%r = arith.extsi %%t : %s to i64" % storage], "%r"), "i64")
+
+    def narrowed(self, x, ref):
+        """A program output `x` (the graph's reference `ref`) in the type
+        it is stored in: a narrow integer's i64 value truncated to it."""
+        storage = self.narrow.get((ref.get("node"), ref.get("index")),
+                                  self.narrow.get((ref.get("node"), None)))
+        if storage is None or x.elem != "i64":
+            return x
+        return self.each(x, lambda a: (
+            ["%%r = arith.trunci %s : i64 to %s" % (a, storage)], "%r"),
+            storage)
+
     def copy(self, x):
         """A fresh tensor with `x`'s elements (a view made contiguous)."""
         return self.generic(x.shape, [(x, ["d%d" % i for i in
@@ -554,12 +595,13 @@ class Converter:
         for entry in graph["inputs"]:
             if entry.get("dtype") not in ELEMENT_TYPES:
                 raise GraphError("input '%s': element type %s is not "
-                                 "supported (f32, f16, bf16, bool and "
-                                 "int64 tensors)"
-                                 % (entry["name"], entry.get("dtype")))
+                                 "supported (%s tensors)"
+                                 % (entry["name"], entry.get("dtype"),
+                                    SUPPORTED_TEXT))
             value = Value("%%a_%s" % entry["name"], entry["shape"],
-                          elem=ELEMENT_TYPES[entry["dtype"]])
-            self.values[entry["name"]] = value
+                          elem=NARROW_INTS.get(entry["dtype"],
+                                               ELEMENT_TYPES[entry["dtype"]]))
+            self.values[entry["name"]] = self.widened(entry["name"], value)
             args.append("%s: %s" % (value.name, value.type))
             # A symbol's value: the first input dimension that is it.
             for position, dim in enumerate(value.shape):
@@ -573,16 +615,15 @@ class Converter:
         def parameter(node_name, name, dtype, shape, kind):
             if dtype not in CONSTANT_TYPES:
                 raise GraphError("%s '%s': element type %s is not supported "
-                                 "(f32, f16, bf16, int64 and bool)"
-                                 % (kind, name, dtype))
+                                 "(%s)" % (kind, name, dtype, SUPPORTED_TEXT))
             if not name or any(c.isspace() or c in '"\\' for c in name):
                 raise GraphError("%s name '%s' is empty or holds whitespace, "
                                  "a quote or a backslash" % (kind, name))
             if any(p[0] == name for p in self.parameters):
                 raise GraphError("two parameters are named '%s'" % name)
             value = Value("%%param_%d" % len(self.parameters), list(shape),
-                          elem=ELEMENT_TYPES[dtype])
-            self.values[node_name] = value
+                          elem=NARROW_INTS.get(dtype, ELEMENT_TYPES[dtype]))
+            self.values[node_name] = self.widened(node_name, value)
             self.parameter_args[node_name] = (len(args), value, name)
             args.append('%s: %s {gp.parameter = "%s"}'
                         % (value.name, value.type, name))
@@ -610,11 +651,13 @@ class Converter:
                 dtype = str(array.dtype)
             if dtype not in CONSTANT_TYPES:
                 raise GraphError("constant '%s': element type %s is not "
-                                 "supported (f32, f16, bf16, int64 and bool "
-                                 "constants)" % (name, dtype))
+                                 "supported (%s constants)"
+                                 % (name, dtype, SUPPORTED_TEXT))
             if array.nbytes > self.inline_limit:
                 parameter(name, name, dtype, array.shape, "constant")
                 continue
+            if dtype in NARROW_INTS:   # computed as int64, exactly
+                array, dtype = array.astype(np.int64), "int64"
             if dtype == "bool":
                 self.values[name] = self.bool_constant(array)
                 continue
@@ -669,11 +712,18 @@ class Converter:
             for name in self.rebind:
                 self.values[name] = result
         self.node = None
-        results = [self.value(out) for out in graph["outputs"]]
+        results = [self.narrowed(self.value(out), out)
+                   for out in graph["outputs"]]
         # Inputs written in place: their final values, after the outputs.
         self.mutated_inputs = [
             index for index, entry in enumerate(graph["inputs"])
             if entry["name"] in self.mutated]
+        for index in self.mutated_inputs:
+            entry = graph["inputs"][index]
+            if entry["dtype"] in NARROW_INTS:
+                raise GraphError("input '%s' (%s) is written in place: "
+                                 "only int64 integers may be"
+                                 % (entry["name"], entry["dtype"]))
         for index in self.mutated_inputs:
             name = graph["inputs"][index]["name"]
             value = self.value({"node": self.mutated[name]})
@@ -683,6 +733,10 @@ class Converter:
         # gp-write-back-parameters makes a write of the bound tensor.
         for node_name, final in self.mutated_parameters.items():
             at, param, fqn = self.parameter_args[node_name]
+            if param.elem in NARROW_INTS.values():
+                raise GraphError("module state '%s' (%s) is written in "
+                                 "place: only int64 integers may be"
+                                 % (fqn, param.type))
             value = self.move(self.value({"node": final}), None)
             if value.elem != param.elem:
                 value = self.cast(value, param.elem)
@@ -802,8 +856,9 @@ class Converter:
         # batch norm's reserve bytes): a use of it is the error.
         if unsupported and (len(outputs) == 1 or 0 in unsupported):
             raise self.error("result element type %s is not supported "
-                             "(f32, f16, bf16, bool and int64 tensors)"
-                             % outputs[unsupported[0]].get("dtype"))
+                             "(%s tensors)" % (
+                                 outputs[unsupported[0]].get("dtype"),
+                                 SUPPORTED_TEXT))
         result = handler(self, args, kwargs)
         # Arithmetic ran in f32: each result is rounded once to the dtype
         # PyTorch gives it.
@@ -821,6 +876,20 @@ class Converter:
                 result[len(elems):]
         elif elems:
             result = self.cast(result, elems[0])
+        # Narrow integer results wrap to their width, as PyTorch's do.
+        for index, output in enumerate(outputs):
+            storage = NARROW_INTS.get(output.get("dtype"))
+            single = not isinstance(result, list)
+            value = result if single else (
+                result[index] if index < len(result) else None)
+            if storage is None or not isinstance(value, Value):
+                continue
+            self.narrow[(node["name"], None if single else index)] = storage
+            value = self.wrapped(value, storage)
+            if single:
+                result = value
+            else:
+                result[index] = value
         expected = [[normal_dim(d) for d in o["shape"]]
                     for o in node.get("outputs", [])]
         pairs = [(v.shape, want) for v, want in zip(
@@ -1057,8 +1126,17 @@ class Converter:
         for o in outputs:
             if o["dtype"] not in ELEMENT_TYPES:
                 raise self.error("result element type %s is not supported "
-                                 "(f32, f16, bf16, bool and int64 tensors)"
+                                 "(%s tensors)" % (o["dtype"], SUPPORTED_TEXT))
+            if o["dtype"] in NARROW_INTS:
+                raise self.error("custom ops giving %s tensors are not "
+                                 "supported (only int64 integers)"
                                  % o["dtype"])
+        narrow = [(a["node"], a.get("index")) for a in node.get("args", [])
+                  if (a.get("node"), a.get("index")) in self.narrow]
+        if narrow:
+            raise self.error("custom ops taking %s tensors ('%s') are not "
+                             "supported (only int64 integers)"
+                             % (self.narrow[narrow[0]], narrow[0][0]))
         result_types = [tensor_type(o["shape"], ELEMENT_TYPES[o["dtype"]])
                         for o in outputs]
         symbol = node["op"]

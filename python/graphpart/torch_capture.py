@@ -27,6 +27,7 @@ import re
 import numpy as np
 
 from . import format as fmt
+from .elements import ELEMENTS
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,10 +39,7 @@ class _UnsupportedType(fmt.GraphError):
 
 def _dtype_name(dtype):
     import torch
-    names = {torch.float32: "float32", torch.float16: "float16",
-             torch.bfloat16: "bfloat16", torch.float64: "float64",
-             torch.int64: "int64", torch.int32: "int32", torch.int8: "int8",
-             torch.uint8: "uint8", torch.bool: "bool"}
+    names = {getattr(torch, e.torch): e.torch for e in ELEMENTS.values()}
     if dtype not in names:
         raise _UnsupportedType("element type %s is not supported (%s)" % (
             dtype, ", ".join(names.values())))

@@ -15,6 +15,13 @@ from ..elements import ELEMENTS
 # (stored as dense bytes).
 ELEMENT_TYPES = {ELEMENTS[e].torch: e for e in ("f32", "f16", "bf16", "i1",
                                                 "i64")}
+# Signed integers narrower than int64 (int32 token ids, say) are computed
+# as int64, wrapped to their width after each op that gives one (PyTorch's
+# two's-complement arithmetic), and held in their own type only at the
+# program's edges: inputs, outputs, parameters. The dtype -> the type
+# stored there.
+NARROW_INTS = {ELEMENTS[e].torch: e for e in ("i32", "i16", "i8")}
+ELEMENT_TYPES.update({dtype: "i64" for dtype in NARROW_INTS})
 CONSTANT_TYPES = tuple(ELEMENT_TYPES)
 HALF_TYPES = ("f16", "bf16")
 

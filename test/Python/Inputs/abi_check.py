@@ -64,9 +64,12 @@ check("format.NUMPY_DTYPES as it was, in its order",
 check("ops.common.ELEMENT_TYPES and CONSTANT_TYPES as they were",
       common.ELEMENT_TYPES == {"float32": "f32", "float16": "f16",
                                "bfloat16": "bf16", "bool": "i1",
-                               "int64": "i64"} and
-      sorted(common.CONSTANT_TYPES) == sorted(
-          ("float32", "float16", "bfloat16", "int64", "bool")))
+                               "int64": "i64", "int32": "i64",
+                               "int16": "i64", "int8": "i64"} and
+      common.NARROW_INTS == {"int32": "i32", "int16": "i16", "int8": "i8"}
+      and sorted(common.CONSTANT_TYPES) == sorted(
+          ("float32", "float16", "bfloat16", "int64", "bool", "int32",
+           "int16", "int8")))
 
 # -- the ctypes mirrors: each of the size the library reports -----------------
 lib = gp_runtime._runtime(runtime)
