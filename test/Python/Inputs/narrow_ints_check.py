@@ -73,8 +73,7 @@ cases = [
 
 
 def flat(values):
-    values = values if isinstance(values, tuple) else (values,)
-    return [v for v in values]
+    return list(values) if isinstance(values, tuple) else [values]
 
 
 failures = 0
