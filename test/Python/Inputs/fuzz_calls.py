@@ -1516,6 +1516,11 @@ def main():
                 state.standard_normal(4).astype(np.float32))
         with open(os.path.join(weights, "affine.weights"), "w") as f:
             f.write("w.npy\nb.npy\n")
+        # The native call path is built (or found on disk) here, before any
+        # case's 10 s alarm: its first build, or waiting for another
+        # process's build of it, takes longer than a case may.
+        from graphpart import runtime
+        runtime._native()
         failures = supervise(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
