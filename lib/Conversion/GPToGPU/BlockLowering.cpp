@@ -260,7 +260,8 @@ void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
 }
 
 void computeFromInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
-                       ArrayRef<Value> loops, IRMapping &mapping) {
+                       ArrayRef<Value> loops, IRMapping &mapping,
+                       KeepYielded keep) {
   SmallVector<SmallVector<Value>> outputIndices;
   for (OpOperand &init : op.getDpsInitsMutable()) {
     outputIndices.push_back(
@@ -273,10 +274,12 @@ void computeFromInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   clonePayload(builder, op, loops, llvm::SmallPtrSet<Operation *, 1>(),
                mapping);
   auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  for (auto [init, value, indices] :
-       llvm::zip(op.getDpsInitsMutable(), yield.getValues(), outputIndices))
-    memref::StoreOp::create(builder, loc, mapping.lookupOrDefault(value),
-                            init.get(), indices);
+  for (auto [init, yielded, indices] :
+       llvm::zip(op.getDpsInitsMutable(), yield.getValues(), outputIndices)) {
+    Value value = mapping.lookupOrDefault(yielded);
+    if (!keep || !keep(init, value))
+      memref::StoreOp::create(builder, loc, value, init.get(), indices);
+  }
 }
 
 void computeAt(OpBuilder &builder, Location loc, linalg::LinalgOp op,

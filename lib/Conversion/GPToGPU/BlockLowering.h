@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -104,11 +105,16 @@ void clonePayload(OpBuilder &builder, linalg::LinalgOp op,
                   const llvm::SmallPtrSetImpl<Operation *> &skip,
                   IRMapping &mapping);
 
+/// Decides what becomes of a value the payload yields for `init`: true
+/// when the caller keeps it (in registers) instead of a store.
+using KeepYielded = llvm::function_ref<bool(OpOperand &init, Value value)>;
+
 /// Runs `op`'s payload at `loops` with its inputs' values in `mapping`
 /// (loadInputs): loads the outputs it reads, computes, stores the yielded
-/// values into its outputs.
+/// values into its outputs, but those `keep` takes.
 void computeFromInputs(OpBuilder &builder, Location loc, linalg::LinalgOp op,
-                       ArrayRef<Value> loops, IRMapping &mapping);
+                       ArrayRef<Value> loops, IRMapping &mapping,
+                       KeepYielded keep = nullptr);
 
 /// Runs `op`'s payload at `loops`: loads its inputs (and the outputs it
 /// reads), computes, stores the yielded values into its outputs.
@@ -134,7 +140,11 @@ SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
 /// rows and each writing only its row (a softmax: max, sum of
 /// exponentials, normalization; a layer norm), each become one launch with
 /// a block per row that runs them in order, with barriers between them.
-void lowerRowKernels(func::FuncOp func, int64_t maxThreads);
+/// `unreadAfter` holds the arguments of `func` whose contents nothing
+/// reads after the kernel: a row of one that later ops of its group read
+/// element by element as it was written stays in registers, unstored.
+void lowerRowKernels(func::FuncOp func, int64_t maxThreads,
+                     const llvm::DenseSet<Value> &unreadAfter);
 
 } // namespace mlir::gp::blocks
 

@@ -118,6 +118,20 @@ static LogicalResult wrapLeftoverWork(func::FuncOp func) {
   return success();
 }
 
+/// Whether nothing reads what `kernel` writes into its output `buffer`: a
+/// planned buffer (not a view, an argument or a parameter) that the kernel
+/// takes once and whose other users only end its life or take over its
+/// storage (gp-plan-memory places them after its last use).
+static bool isUnreadAfter(KernelOp kernel, Value buffer) {
+  if (!isa_and_nonnull<BufferAllocOp, BufferReuseOp>(buffer.getDefiningOp()) ||
+      llvm::count(kernel->getOperands(), buffer) != 1)
+    return false;
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    return user == kernel.getOperation() ||
+           isa<BufferDeallocOp, BufferReuseOp>(user);
+  });
+}
+
 LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
                                               gpu::GPUModuleOp kernels) {
   MLIRContext *context = &getContext();
@@ -152,8 +166,14 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
   // 2. Reductions get blocks of threads of their own; the rest becomes
   //    parallel loops, collapsed to one dimension (so that any rank fills
   //    whole blocks), tiled and mapped to blocks and threads.
-  if (parallelReductions)
-    lowerReductionsToBlocks(func, blockSize, kernel.getNoalias());
+  if (parallelReductions) {
+    llvm::DenseSet<Value> unreadAfter;
+    unsigned firstOutput = kernel.getInputs().size();
+    for (auto [index, output] : llvm::enumerate(kernel.getOutputs()))
+      if (isUnreadAfter(kernel, output))
+        unreadAfter.insert(entry->getArgument(firstOutput + index));
+    lowerReductionsToBlocks(func, blockSize, kernel.getNoalias(), unreadAfter);
+  }
   PassManager toLoops(context);
   toLoops.nest<func::FuncOp>().addPass(
       createConvertLinalgToParallelLoopsPass());

@@ -359,10 +359,11 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
 
 } // namespace
 
-void mlir::gp::lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads,
-                                       bool rowKernels) {
+void mlir::gp::lowerReductionsToBlocks(
+    func::FuncOp func, int64_t maxThreads, bool rowKernels,
+    const llvm::DenseSet<Value> &unreadAfter) {
   if (rowKernels)
-    lowerRowKernels(func, maxThreads);
+    lowerRowKernels(func, maxThreads, unreadAfter);
   SmallVector<std::pair<linalg::LinalgOp, InitialFills>> candidates;
   // Only top-level linalg ops: one nested in a loop of the kernel body runs
   // once per iteration, which the loop mapping handles.

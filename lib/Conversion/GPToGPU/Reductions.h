@@ -5,6 +5,7 @@
 #define GRAPHPART_LIB_CONVERSION_GPTOGPU_REDUCTIONS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::gp {
 
@@ -24,9 +25,11 @@ namespace mlir::gp {
 /// reduction of everything but the rows and each writing only its row (a
 /// softmax: max, sum of exponentials, normalization; a layer norm) become
 /// one launch with a block per row that runs them in order, with barriers
-/// between them.
+/// between them. `unreadAfter` holds the arguments of `func` whose contents
+/// nothing reads after the kernel (rows of them may stay in registers).
 void lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads,
-                             bool rowKernels);
+                             bool rowKernels,
+                             const llvm::DenseSet<Value> &unreadAfter);
 
 } // namespace mlir::gp
 

@@ -136,7 +136,8 @@ struct InnerSpace {
 /// consecutive threads on consecutive elements.
 class RowGroupLowering {
 public:
-  RowGroupLowering(const RowGroup &group, int64_t maxThreads)
+  RowGroupLowering(const RowGroup &group, int64_t maxThreads,
+                   const llvm::DenseSet<Value> &unreadAfter)
       : group(group), builder(group.ops.back()),
         loc(group.ops.back()->getLoc()) {
     int64_t longest = 1;
@@ -147,6 +148,8 @@ public:
     for (linalg::LinalgOp op : group.ops)
       for (Value init : op.getDpsInits())
         written.insert(init);
+    if (resident)
+      findHeldOutputs(unreadAfter);
   }
 
   void lower() {
@@ -192,7 +195,7 @@ public:
       else
         lowerElementwise(op);
       // The next op reads what this one wrote, in other threads.
-      if (position + 1 < group.ops.size())
+      if (position + 1 < group.ops.size() && needsBarrierAfter(position))
         gpu::BarrierOp::create(builder, loc);
     }
     for (Operation *op : llvm::reverse(lowered))
@@ -202,6 +205,85 @@ public:
 private:
   Value constant(int64_t value) {
     return arith::ConstantIndexOp::create(builder, loc, value);
+  }
+
+  /// Fills `held`: the group's outputs whose rows stay in registers. Nothing
+  /// reads one after the kernel (`unreadAfter`), one elementwise op of the
+  /// group writes each of its elements once, and only later ops of the
+  /// group read it, with the writer's inner loops and indexing map, so that
+  /// a thread reads exactly the elements it wrote. A softmax's scaled
+  /// scores and exponentials are such rows: storing them would write the
+  /// score matrix three times over.
+  void findHeldOutputs(const llvm::DenseSet<Value> &unreadAfter) {
+    for (size_t position = 0; position < group.ops.size(); ++position) {
+      linalg::LinalgOp writer = group.ops[position];
+      if (writer.getNumReductionLoops() > 0 ||
+          isa<linalg::FillOp>(writer.getOperation()))
+        continue;
+      for (OpOperand &init : writer.getDpsInitsMutable()) {
+        Value buffer = init.get();
+        AffineMap map = writer.getMatchingIndexingMap(&init);
+        if (!unreadAfter.contains(buffer) ||
+            writer.payloadUsesValueFromOperand(&init) ||
+            !writesEachElementOnce(writer, map))
+          continue;
+        ArrayRef<int64_t> inner =
+            ArrayRef(writer.getStaticLoopRanges()).drop_front(group.rows);
+        Operation *writerOp = writer.getOperation();
+        auto readsAsWritten = [&](Operation *user) {
+          if (user == writerOp)
+            return llvm::count(user->getOperands(), buffer) == 1;
+          const auto *reader =
+              llvm::find_if(group.ops, [&](linalg::LinalgOp op) {
+                return op.getOperation() == user;
+              });
+          if (reader == group.ops.end() ||
+              reader - group.ops.begin() <= static_cast<ptrdiff_t>(position))
+            return false;
+          linalg::LinalgOp op = *reader;
+          if (llvm::is_contained(op.getDpsInits(), buffer) ||
+              ArrayRef(op.getStaticLoopRanges()).drop_front(group.rows) !=
+                  inner)
+            return false;
+          return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+            return input->get() != buffer ||
+                   op.getMatchingIndexingMap(input) == map;
+          });
+        };
+        if (llvm::all_of(buffer.getUsers(), readsAsWritten))
+          held.insert(buffer);
+      }
+    }
+  }
+
+  /// Whether other threads may touch, after the op at `position`, memory it
+  /// touched: not when each of its outputs is held (what it stores, a
+  /// guarded tail, only its own thread reads back) and no later op writes
+  /// a buffer it reads.
+  bool needsBarrierAfter(size_t position) const {
+    linalg::LinalgOp op = group.ops[position];
+    if (op.getNumReductionLoops() > 0 ||
+        !llvm::all_of(op.getDpsInits(),
+                      [&](Value init) { return held.contains(init); }))
+      return true;
+    for (linalg::LinalgOp later : ArrayRef(group.ops).drop_front(position + 1))
+      for (Value init : later.getDpsInits())
+        if (llvm::is_contained(op->getOperands(), init))
+          return true;
+    return false;
+  }
+
+  /// Whether `op` (all parallel loops) writes each element of the output
+  /// it reaches through `map` at one point of its loops: the map permutes
+  /// the loops, leaving out only loops of one iteration.
+  static bool writesEachElementOnce(linalg::LinalgOp op, AffineMap map) {
+    if (!map.isProjectedPermutation())
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (unsigned loop = 0; loop < map.getNumDims(); ++loop)
+      if (!map.isFunctionOfDim(loop) && ranges[loop] != 1)
+        return false;
+    return true;
   }
 
   int64_t innerCount(linalg::LinalgOp op) const {
@@ -271,7 +353,9 @@ private:
     mapInputs(op, mapping, [&](OpOperand *input) -> Value {
       Value operand = input->get();
       AffineMap map = op.getMatchingIndexingMap(input);
-      if (!written.contains(operand)) {
+      // A held row's element is the value its writer kept for this thread
+      // (a guarded tail element was stored: it loads it back).
+      if (!written.contains(operand) || held.contains(operand)) {
         ElementKey key{operand, map, k, inner.shape};
         Value value = loaded.lookup(key);
         if (!value) {
@@ -459,8 +543,17 @@ private:
       return;
     }
     Unrolled unrolled = loadWholeElements(op, inner);
-    for (auto [loops, mapping] : llvm::zip(unrolled.loops, unrolled.inputs))
-      computeFromInputs(builder, loc, op, loops, mapping);
+    for (auto [k, loops, mapping] :
+         llvm::enumerate(unrolled.loops, unrolled.inputs))
+      computeFromInputs(
+          builder, loc, op, loops, mapping,
+          [&, k = k](OpOperand &init, Value value) {
+            if (!held.contains(init.get()))
+              return false;
+            loaded[ElementKey{init.get(), op.getMatchingIndexingMap(&init),
+                              static_cast<int64_t>(k), inner.shape}] = value;
+            return true;
+          });
     std::optional<int64_t> tail = tailElement(inner);
     if (!tail)
       return;
@@ -483,8 +576,10 @@ private:
   Value thread, threadCount;
   SmallVector<Value> rowIndices;
   InitialFills fills;
-  /// Buffers an op of the group writes: read from memory where used.
+  /// Buffers an op of the group writes: read from memory where used, but
+  /// those `held` in registers (findHeldOutputs).
   llvm::DenseSet<Value> written;
+  llvm::DenseSet<Value> held;
   /// Input elements in registers, by buffer, indexing map, the thread's
   /// element and the inner shape.
   using ElementKey = std::tuple<Value, AffineMap, int64_t, unsigned>;
@@ -502,7 +597,9 @@ private:
 
 } // namespace
 
-void mlir::gp::blocks::lowerRowKernels(func::FuncOp func, int64_t maxThreads) {
+void mlir::gp::blocks::lowerRowKernels(
+    func::FuncOp func, int64_t maxThreads,
+    const llvm::DenseSet<Value> &unreadAfter) {
   for (const RowGroup &group : findRowGroups(func))
-    RowGroupLowering(group, maxThreads).lower();
+    RowGroupLowering(group, maxThreads, unreadAfter).lower();
 }

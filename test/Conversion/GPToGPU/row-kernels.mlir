@@ -313,3 +313,226 @@ func.func @unrelated_dynamic_rows(%x: memref<?x64xf32, #cuda0>, %z: memref<?x64x
   }
   return
 }
+
+// -----
+
+// Rows nothing reads after the kernel stay in registers: the scaled
+// scores %t and the exponentials %e are planned buffers that only this
+// kernel uses, each written by one elementwise op and read by later ops of
+// the group at the element the same thread wrote. With 1024 elements over
+// 256 threads (four whole rounds, no tail) neither is stored or loaded:
+// they are not even arguments of the outlined kernel. The maximum and the
+// sum, read by every thread, still go through memory; an op that stores
+// nothing needs no barrier after it.
+// CHECK-LABEL: gpu.func @softmax_held(
+// CHECK-SAME: %[[X:[^:]+]]: memref<4x1024xf32>, %[[M:[^:]+]]: memref<4xf32>, %[[S:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1024xf32>)
+// CHECK-COUNT-4: memref.load %[[X]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.all_reduce {{ *}}maximumf
+// CHECK: memref.store %{{.+}}, %[[M]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.load %[[M]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK-NOT: memref.load
+// CHECK-COUNT-4: memref.store %{{.+}}, %[[Y]]
+// CHECK-NOT: memref.store
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_held(%x: memref<4x1024xf32, #cuda0>, %y: memref<4x1024xf32, #cuda0>) {
+  %t = gp.buffer.alloc() : memref<4x1024xf32, #cuda0>
+  %m = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  %e = gp.buffer.alloc() : memref<4x1024xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "softmax_held" noalias ins(%x : memref<4x1024xf32, #cuda0>) outs(%t, %m, %e, %s, %y : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1024xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1024xf32, #cuda0>, %o0: memref<4x1024xf32, #cuda0>, %o1: memref<4xf32, #cuda0>, %o2: memref<4x1024xf32, #cuda0>, %o3: memref<4xf32, #cuda0>, %o4: memref<4x1024xf32, #cuda0>):
+    %scale = arith.constant 0.125 : f32
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i0 : memref<4x1024xf32, #cuda0>) outs(%o0 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %out: f32):
+      %r = arith.mulf %a, %scale : f32
+      linalg.yield %r : f32
+    }
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%o1 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o0 : memref<4x1024xf32, #cuda0>) outs(%o1 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o0, %o1 : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o2 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %out: f32):
+      %d = arith.subf %a, %mx : f32
+      %r = math.exp %d : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o3 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o2 : memref<4x1024xf32, #cuda0>) outs(%o3 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o2, %o3 : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o4 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %sum: f32, %out: f32):
+      %r = arith.divf %a, %sum : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.buffer.dealloc %t : memref<4x1024xf32, #cuda0>
+  gp.buffer.dealloc %e : memref<4x1024xf32, #cuda0>
+  return
+}
+
+// -----
+
+// A row that ends in a partial round (1000 elements over 256 threads): the
+// whole rounds stay in registers, the guarded tail element is stored and
+// loaded back by its own thread, so still no barrier after the ops that
+// write only held rows.
+// CHECK-LABEL: gpu.func @softmax_held_tail(
+// CHECK-SAME: %[[X:[^:]+]]: memref<4x1000xf32>, %[[T:[^:]+]]: memref<4x1000xf32>, %[[M:[^:]+]]: memref<4xf32>, %[[E:[^:]+]]: memref<4x1000xf32>, %[[S:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1000xf32>)
+// CHECK-COUNT-3: memref.load %[[X]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[X]]
+// CHECK: memref.store %{{.+}}, %[[T]]
+// CHECK-NOT: memref.store %{{.+}}, %[[T]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[T]]
+// CHECK-NOT: memref.load %[[T]]
+// CHECK: gpu.all_reduce {{ *}}maximumf
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.+}}, %[[E]]
+// CHECK-NOT: memref.store %{{.+}}, %[[E]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_held_tail(%x: memref<4x1000xf32, #cuda0>, %y: memref<4x1000xf32, #cuda0>) {
+  %t = gp.buffer.alloc() : memref<4x1000xf32, #cuda0>
+  %m = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  %e = gp.buffer.alloc() : memref<4x1000xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "softmax_held_tail" noalias ins(%x : memref<4x1000xf32, #cuda0>) outs(%t, %m, %e, %s, %y : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1000xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1000xf32, #cuda0>, %o0: memref<4x1000xf32, #cuda0>, %o1: memref<4xf32, #cuda0>, %o2: memref<4x1000xf32, #cuda0>, %o3: memref<4xf32, #cuda0>, %o4: memref<4x1000xf32, #cuda0>):
+    %scale = arith.constant 0.125 : f32
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i0 : memref<4x1000xf32, #cuda0>) outs(%o0 : memref<4x1000xf32, #cuda0>) {
+    ^bb0(%a: f32, %out: f32):
+      %r = arith.mulf %a, %scale : f32
+      linalg.yield %r : f32
+    }
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%o1 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o0 : memref<4x1000xf32, #cuda0>) outs(%o1 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o0, %o1 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o2 : memref<4x1000xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %out: f32):
+      %d = arith.subf %a, %mx : f32
+      %r = math.exp %d : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o3 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o2 : memref<4x1000xf32, #cuda0>) outs(%o3 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o2, %o3 : memref<4x1000xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o4 : memref<4x1000xf32, #cuda0>) {
+    ^bb0(%a: f32, %sum: f32, %out: f32):
+      %r = arith.divf %a, %sum : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.buffer.dealloc %t : memref<4x1000xf32, #cuda0>
+  gp.buffer.dealloc %e : memref<4x1000xf32, #cuda0>
+  return
+}
+
+// -----
+
+// %t is read after the kernel (by @read_t), so it is stored as before, and
+// the barrier after the op that writes it stays; %e is still held.
+// CHECK-LABEL: gpu.func @softmax_read_after(
+// CHECK-SAME: %[[X:[^:]+]]: memref<4x1024xf32>, %[[T:[^:]+]]: memref<4x1024xf32>, %[[M:[^:]+]]: memref<4xf32>, %[[S:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1024xf32>)
+// CHECK-COUNT-4: memref.store %{{.+}}, %[[T]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[T]]
+// CHECK: gpu.return
+#cuda0 = #gp.device<cuda:0>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_read_after(%x: memref<4x1024xf32, #cuda0>, %y: memref<4x1024xf32, #cuda0>) {
+  %t = gp.buffer.alloc() : memref<4x1024xf32, #cuda0>
+  %m = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  %e = gp.buffer.alloc() : memref<4x1024xf32, #cuda0>
+  %s = gp.buffer.alloc() : memref<4xf32, #cuda0>
+  gp.kernel "softmax_read_after" noalias ins(%x : memref<4x1024xf32, #cuda0>) outs(%t, %m, %e, %s, %y : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>, memref<4x1024xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1024xf32, #cuda0>, %o0: memref<4x1024xf32, #cuda0>, %o1: memref<4xf32, #cuda0>, %o2: memref<4x1024xf32, #cuda0>, %o3: memref<4xf32, #cuda0>, %o4: memref<4x1024xf32, #cuda0>):
+    %scale = arith.constant 0.125 : f32
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i0 : memref<4x1024xf32, #cuda0>) outs(%o0 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %out: f32):
+      %r = arith.mulf %a, %scale : f32
+      linalg.yield %r : f32
+    }
+    %ninf = arith.constant 0xFF800000 : f32
+    linalg.fill ins(%ninf : f32) outs(%o1 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o0 : memref<4x1024xf32, #cuda0>) outs(%o1 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o0, %o1 : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o2 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %mx: f32, %out: f32):
+      %d = arith.subf %a, %mx : f32
+      %r = math.exp %d : f32
+      linalg.yield %r : f32
+    }
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o3 : memref<4xf32, #cuda0>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%o2 : memref<4x1024xf32, #cuda0>) outs(%o3 : memref<4xf32, #cuda0>) {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o2, %o3 : memref<4x1024xf32, #cuda0>, memref<4xf32, #cuda0>) outs(%o4 : memref<4x1024xf32, #cuda0>) {
+    ^bb0(%a: f32, %sum: f32, %out: f32):
+      %r = arith.divf %a, %sum : f32
+      linalg.yield %r : f32
+    }
+  }
+  gp.kernel "read_t" ins(%t : memref<4x1024xf32, #cuda0>) outs(%y : memref<4x1024xf32, #cuda0>) {
+  ^bb0(%i0: memref<4x1024xf32, #cuda0>, %o0: memref<4x1024xf32, #cuda0>):
+    linalg.copy ins(%i0 : memref<4x1024xf32, #cuda0>) outs(%o0 : memref<4x1024xf32, #cuda0>)
+  }
+  gp.buffer.dealloc %t : memref<4x1024xf32, #cuda0>
+  gp.buffer.dealloc %e : memref<4x1024xf32, #cuda0>
+  return
+}
