@@ -105,13 +105,16 @@ std::optional<SmallVector<Combiner>> matchCombiners(linalg::LinalgOp op) {
       return std::nullopt;
     Type type = out.getType();
     Type accumulator = type;
+    // Floats narrower than f32 accumulate in f32. Shuffles move 32 or 64
+    // bits (convert-gpu-to-nvvm splits a 64-bit one in two); narrower
+    // integers keep the loop mapping.
     if (auto floatType = dyn_cast<FloatType>(type)) {
-      if (floatType.getWidth() > 32)
+      if (floatType.getWidth() > 64)
         return std::nullopt;
-      accumulator = Float32Type::get(op.getContext());
+      if (floatType.getWidth() < 32)
+        accumulator = Float32Type::get(op.getContext());
     } else if (auto intType = dyn_cast<IntegerType>(type)) {
-      // Shuffles move 32-bit values; wider integers keep the loop mapping.
-      if (intType.getWidth() != 32)
+      if (intType.getWidth() != 32 && intType.getWidth() != 64)
         return std::nullopt;
     } else {
       return std::nullopt;
@@ -120,7 +123,8 @@ std::optional<SmallVector<Combiner>> matchCombiners(linalg::LinalgOp op) {
     if (!neutral)
       return std::nullopt;
     TypedAttr accumulatorNeutral = *neutral;
-    if (auto floatNeutral = dyn_cast<FloatAttr>(*neutral)) {
+    if (auto floatNeutral = dyn_cast<FloatAttr>(*neutral);
+        floatNeutral && accumulator != type) {
       APFloat value = floatNeutral.getValue();
       bool lostInfo = false;
       value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,

@@ -226,11 +226,14 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
 
   int64_t threads = threadsFor(length, maxThreads);
   // Few parallel points and long (or unknown) reductions: several blocks
-  // per point, combined with atomics.
+  // per point, combined with atomics. Not into 64-bit integers: the index
+  // checks' flag (an i64 maximum) is host memory mapped for the device,
+  // where a device atomic over PCIe is not guaranteed to be one.
   bool split = points && *points < kSplitBelowPoints &&
                (!length || *length >= kSplitFromLength) &&
                llvm::all_of(*combiners, [](const Combiner &combiner) {
-                 return combiner.atomicKind.has_value();
+                 return combiner.atomicKind.has_value() &&
+                        !combiner.accumulator.isInteger(64);
                });
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
   Value numPoints = product(builder, loc, parallelSizes);

@@ -285,3 +285,51 @@ func.func @fill_then_reduce(%x: memref<64x512xf32, #cuda0>, %m: memref<64xf32, #
   }
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+
+// 64-bit reductions run on blocks too (an index check's error flag over
+// token ids; int64 sums): an i64 maximum to a scalar over a symbolic size
+// is one block combined with gpu.all_reduce and folded into the output by
+// thread 0, with no atomics across blocks (that flag is host memory mapped
+// for the device); an f64 row sum accumulates in f64.
+// CHECK-LABEL: func.func @wide_reductions
+// CHECK: gpu.launch_func {{ *}}@gp_kernels::@flag_max blocks in (%c1, %c1, %c1)
+// CHECK: gpu.func @flag_max
+// CHECK: gpu.all_reduce {{ *}}maxsi
+// CHECK-NOT: atomic
+// CHECK: arith.maxsi
+// CHECK: memref.store
+// CHECK: gpu.func @row_sum_f64
+// CHECK: scf.for {{.+}} -> (f64)
+// CHECK: gpu.all_reduce {{ *}}add
+// CHECK-NEXT: } : (f64) -> f64
+// OFF-LABEL: func.func @wide_reductions
+// OFF-NOT: gpu.all_reduce
+func.func @wide_reductions(%ids: memref<?xi64, #cuda0>, %flag: memref<1xi64, #cuda0>, %x: memref<8x1000xf64, #cuda0>, %s: memref<8xf64, #cuda0>) {
+  gp.kernel "flag_max" ins(%ids : memref<?xi64, #cuda0>) outs(%flag : memref<1xi64, #cuda0>) {
+  ^bb0(%in: memref<?xi64, #cuda0>, %out: memref<1xi64, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>], iterator_types = ["reduction"]}
+        ins(%in : memref<?xi64, #cuda0>) outs(%out : memref<1xi64, #cuda0>) {
+    ^bb0(%a: i64, %b: i64):
+      %zero = arith.constant 0 : i64
+      %one = arith.constant 1 : i64
+      %bad = arith.cmpi slt, %a, %zero : i64
+      %code = arith.select %bad, %one, %zero : i64
+      %r = arith.maxsi %b, %code : i64
+      linalg.yield %r : i64
+    }
+  }
+  gp.kernel "row_sum_f64" ins(%x : memref<8x1000xf64, #cuda0>) outs(%s : memref<8xf64, #cuda0>) {
+  ^bb0(%in: memref<8x1000xf64, #cuda0>, %out: memref<8xf64, #cuda0>):
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<8x1000xf64, #cuda0>) outs(%out : memref<8xf64, #cuda0>) {
+    ^bb0(%a: f64, %b: f64):
+      %r = arith.addf %a, %b : f64
+      linalg.yield %r : f64
+    }
+  }
+  return
+}

@@ -73,6 +73,14 @@ CASES = [
     Case("xor_min",
          [rng.integers(-2**31, 2**31 - 1, 100000, dtype=np.int64).astype(np.int32)],
          xor_min, rtol=0, atol=0),
+    # Values past 32 bits, both signs: a sum that keeps only 32 bits of a
+    # shuffled value, or a maximum of the low halves, would differ.
+    Case("wide_sums",
+         [rng.integers(-2**40, 2**40, 300000, dtype=np.int64),
+          rng.standard_normal((8, 1000)) * 1e10],
+         lambda x, y: [np.array(x.sum(), dtype=np.int64),
+                       np.array(x.max(), dtype=np.int64), y.sum(axis=1)],
+         rtol=1e-12, atol=0),
     Case("layer_norm", [normal(8, 256) * 3 + 1], layer_norm, rtol=1e-4,
          atol=1e-4, label="layer_norm (8 rows)"),
     Case("layer_norm", [normal(1000, 256)], layer_norm, rtol=1e-4,

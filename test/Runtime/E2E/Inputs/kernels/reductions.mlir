@@ -219,6 +219,42 @@ func.func @xor_min(%x: memref<100000xi32, #cuda0>) -> (memref<i32, #cuda0>, memr
   return %s, %m : memref<i32, #cuda0>, memref<i32, #cuda0>
 }
 
+// 64-bit reductions: the sum and the maximum of a long i64 vector (one
+// block of threads, whose shuffles move each value as two 32-bit halves;
+// no atomics across blocks for 64-bit integers), and f64 row sums
+// accumulated in f64.
+func.func @wide_sums(%x: memref<?xi64, #cuda0>, %y: memref<8x1000xf64, #cuda0>) -> (memref<i64, #cuda0>, memref<i64, #cuda0>, memref<8xf64, #cuda0>) {
+  %s = gp.buffer.alloc() : memref<i64, #cuda0>
+  %m = gp.buffer.alloc() : memref<i64, #cuda0>
+  %r = gp.buffer.alloc() : memref<8xf64, #cuda0>
+  gp.kernel "sum_max_i64" ins(%x : memref<?xi64, #cuda0>) outs(%s, %m : memref<i64, #cuda0>, memref<i64, #cuda0>) {
+  ^bb0(%in: memref<?xi64, #cuda0>, %sum: memref<i64, #cuda0>, %max: memref<i64, #cuda0>):
+    %zero = arith.constant 0 : i64
+    %low = arith.constant -9223372036854775808 : i64
+    linalg.fill ins(%zero : i64) outs(%sum : memref<i64, #cuda0>)
+    linalg.fill ins(%low : i64) outs(%max : memref<i64, #cuda0>)
+    linalg.generic {indexing_maps = [#id1, #none, #none], iterator_types = ["reduction"]}
+        ins(%in : memref<?xi64, #cuda0>) outs(%sum, %max : memref<i64, #cuda0>, memref<i64, #cuda0>) {
+    ^bb0(%a: i64, %b: i64, %c: i64):
+      %t = arith.addi %a, %b : i64
+      %u = arith.maxsi %a, %c : i64
+      linalg.yield %t, %u : i64, i64
+    }
+  }
+  gp.kernel "row_sum_f64" ins(%y : memref<8x1000xf64, #cuda0>) outs(%r : memref<8xf64, #cuda0>) {
+  ^bb0(%in: memref<8x1000xf64, #cuda0>, %out: memref<8xf64, #cuda0>):
+    %zero = arith.constant 0.0 : f64
+    linalg.fill ins(%zero : f64) outs(%out : memref<8xf64, #cuda0>)
+    linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<8x1000xf64, #cuda0>) outs(%out : memref<8xf64, #cuda0>) {
+    ^bb0(%a: f64, %b: f64):
+      %t = arith.addf %a, %b : f64
+      linalg.yield %t : f64
+    }
+  }
+  return %s, %m, %r : memref<i64, #cuda0>, memref<i64, #cuda0>, memref<8xf64, #cuda0>
+}
+
 // Layer norm over rows of any count (no affine parameters): mean, variance,
 // then (x - mean) / sqrt(var + 1e-5).
 func.func @layer_norm(%x: memref<?x256xf32, #cuda0>) -> memref<?x256xf32, #cuda0> {
