@@ -71,7 +71,9 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   if (options.checked)
     pm.addPass(createGPCheckBoundsPass());
   if (cuda) {
-    pm.addPass(createConvertGPToGPUPass());
+    ConvertGPToGPUPassOptions gpu;
+    gpu.elementsPerThread = options.elementsPerThread;
+    pm.addPass(createConvertGPToGPUPass(gpu));
     // One gpu.func per distinct kernel: NVPTX and ptxas compile each once.
     pm.addPass(createGPDeduplicateFunctionsPass());
     GpuNVVMAttachTargetOptions attach;

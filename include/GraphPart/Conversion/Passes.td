@@ -289,6 +289,10 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
     Option<"parallelReductions", "parallel-reductions", "bool", "true",
            "Reduce with blocks of threads (off: a thread per parallel "
            "point)">,
+    Option<"elementsPerThread", "elements-per-thread", "int64_t", "1",
+           "Most elements a thread of a long elementwise loop takes, "
+           "block-size apart, loading all of them before it stores any "
+           "(1: one each; a power of two up to 8)">,
   ];
 }
 

@@ -124,6 +124,12 @@ struct GraphPartPipelineOptions
                      "keys (each with its executable) kept per partition and "
                      "thread before the least recently used is evicted"),
       llvm::cl::init(64)};
+  Option<int64_t> elementsPerThread{
+      *this, "elements-per-thread",
+      llvm::cl::desc("With target=cuda: most elements a thread of a long "
+                     "elementwise kernel takes (convert-gp-to-gpu's "
+                     "elements-per-thread; 1: one each)"),
+      llvm::cl::init(1)};
   Option<std::string> cudaChip{*this, "cuda-chip",
                                llvm::cl::desc("GPU architecture for "
                                               "target=cuda"),

@@ -12,6 +12,7 @@
 
 #include "Contractions.h"
 #include "Reductions.h"
+#include "ThreadTiling.h"
 
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
@@ -192,13 +193,16 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
     rewriter.setInsertionPoint(loop);
     collapseParallelLoops(rewriter, loop, {all});
   }
+  PassManager simplify(context);
+  simplify.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+  if (failed(simplify.run(*scratch)))
+    return kernel.emitOpError("body could not be simplified");
+  // Fixed-size tiles with a bounds check inside: every block has
+  // blockSize threads whatever the trip count (and a long elementwise
+  // loop several elements per thread).
+  tileForThreads(func, blockSize, elementsPerThread);
   PassManager mapPipeline(context);
   OpPassManager &funcPipeline = mapPipeline.nest<func::FuncOp>();
-  funcPipeline.addPass(createCanonicalizerPass());
-  // Fixed-size tiles with a bounds check inside: every block has
-  // blockSize threads whatever the trip count.
-  funcPipeline.addPass(createParallelLoopTilingPass({blockSize},
-                                                    /*noMinMaxBounds=*/true));
   funcPipeline.addPass(createGpuMapParallelLoopsPass());
   funcPipeline.addPass(createConvertParallelLoopToGpuPass());
   funcPipeline.addPass(createCanonicalizerPass());
@@ -263,6 +267,13 @@ void ConvertGPToGPUPass::runOnOperation() {
   if (blockSize <= 0) {
     module.emitError() << "convert-gp-to-gpu: block-size must be positive, got "
                        << static_cast<int64_t>(blockSize);
+    return signalPassFailure();
+  }
+  if (elementsPerThread < 1 || elementsPerThread > 8 ||
+      !llvm::isPowerOf2_64(elementsPerThread)) {
+    module.emitError() << "convert-gp-to-gpu: elements-per-thread must be 1, "
+                          "2, 4 or 8, got "
+                       << static_cast<int64_t>(elementsPerThread);
     return signalPassFailure();
   }
   auto collectCudaKernels = [&] {

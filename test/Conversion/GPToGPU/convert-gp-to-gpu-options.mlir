@@ -1,6 +1,8 @@
 // RUN: gp-opt %s --convert-gp-to-gpu=block-size=128 | FileCheck %s
 // RUN: not gp-opt %s --convert-gp-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: convert-gp-to-gpu: block-size must be positive, got 0
+// RUN: not gp-opt %s --convert-gp-to-gpu=elements-per-thread=3 2>&1 | FileCheck %s --check-prefix=ELEMENTS
+// ELEMENTS: error: convert-gp-to-gpu: elements-per-thread must be 1, 2, 4 or 8, got 3
 
 #cuda0 = #gp.device<cuda:0>
 
