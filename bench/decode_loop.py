@@ -19,6 +19,7 @@ T 512 unless --length), f32, random weights (seed 0).
     decode_loop.py build OUT WORK [--gp-compile P]        development machine
     decode_loop.py run RUNTIME WORK [NAME ...] [--tokens N] [--rounds R]
     decode_loop.py memory RUNTIME WORK NAME graphpart|reduce-overhead
+    decode_loop.py profile RUNTIME WORK [NAME ...] [--tokens N]
 
 `capture` saves the graph of one step without its weights (graph.json only;
 `--device cpu` captures with make_fx where PyTorch has no torch.export, and
@@ -41,7 +42,9 @@ per token over the fixed step's says what the changing inputs cost
 (target <= 1.1x). N is at most T. `memory` (one process per measurement)
 reports the device memory a warmed-up runner holds beyond the module
 (torch.cuda.mem_get_info before and after: max_memory_allocated does not
-see GraphPart's own allocations).
+see GraphPart's own allocations). `profile` prints, per token of an
+N-token loop (64), GraphPart's and reduce-overhead's wall time, device
+activities, GPU busy time and largest kernels (torch.profiler).
 """
 import copy
 import json
@@ -387,10 +390,61 @@ def memory_main(args):
     return 0
 
 
+def profile_main(args):
+    """Per token of a greedy loop, GraphPart against reduce-overhead: the
+    wall time, the device activities and the GPU's busy time (torch.profiler
+    sees the kernels inside graph replays), and the largest kernels."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    true_f32()
+    flags = options(args, {"--tokens": 64})
+    runtime, work, wanted = args[0], args[1], args[2:]
+    with open(os.path.join(work, "decode.json")) as f:
+        record = json.load(f)
+    for name, entry in sorted(record.items()):
+        if (wanted and name not in wanted) or "artifact" not in entry:
+            continue
+        steps = min(flags["--tokens"], entry["config"]["length"])
+        model = make_model(entry["config"])
+        artifact = load_artifact(work, entry, runtime, model)
+        with torch.no_grad():
+            compiled = torch.compile(model, mode="reduce-overhead")
+            for label, runner in (("graphpart", artifact),
+                                  ("reduce-overhead", compiled)):
+                for _ in range(2):  # warm-up (CUDA graph records)
+                    greedy_loop(runner, model, steps)
+                wall = greedy_loop(runner, model, steps) * 1e6
+                with profile(activities=[ProfilerActivity.CUDA]) as recorded:
+                    greedy_loop(runner, model, steps)
+                activities = [
+                    (e.name, e.time_range.start, e.time_range.end)
+                    for e in recorded.events()
+                    if e.device_type == torch.autograd.DeviceType.CUDA]
+                by_name = {}
+                for kernel, start, end in activities:
+                    calls, total = by_name.get(kernel, (0, 0.0))
+                    by_name[kernel] = (calls + 1, total + end - start)
+                print("%s %s: %.1f us per token, %.1f device activities and "
+                      "%.1f us GPU busy per token (%d tokens)" % (
+                          name, label, wall, len(activities) / steps,
+                          pytorch_models.busy_us(activities) / steps, steps))
+                top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
+                for kernel, (calls, total) in top[:12]:
+                    print("    %7.1f us/token %5.1f calls/token %7.2f us each"
+                          "  %s" % (total / steps, calls / steps,
+                                    total / calls, kernel[:90]))
+                sys.stdout.flush()
+        artifact.close()
+        del compiled
+        torch._dynamo.reset()
+    return 0
+
+
 def main():
     args = sys.argv[1:]
     commands = {"capture": capture_main, "build": build_main,
-                "run": run_main, "memory": memory_main}
+                "run": run_main, "memory": memory_main,
+                "profile": profile_main}
     if not args or args[0] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
