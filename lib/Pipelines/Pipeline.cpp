@@ -73,6 +73,7 @@ void mlir::gp::buildRuntimeLowering(OpPassManager &pm,
   if (cuda) {
     ConvertGPToGPUPassOptions gpu;
     gpu.elementsPerThread = options.elementsPerThread;
+    gpu.rowElementsPerThread = options.rowElementsPerThread;
     pm.addPass(createConvertGPToGPUPass(gpu));
     // One gpu.func per distinct kernel: NVPTX and ptxas compile each once.
     pm.addPass(createGPDeduplicateFunctionsPass());

@@ -293,6 +293,12 @@ def ConvertGPToGPUPass : Pass<"convert-gp-to-gpu", "::mlir::ModuleOp"> {
            "Most elements a thread of a long elementwise loop takes, "
            "block-size apart, loading all of them before it stores any "
            "(1: one each; a power of two up to 8)">,
+    Option<"rowElementsPerThread", "row-elements-per-thread", "int64_t",
+           "1",
+           "Elements of a row each thread of a row kernel takes at least, "
+           "where the row is long enough (fewer threads a row: 16 puts a "
+           "row of 512 on one warp); 1: a thread per element up to "
+           "block-size threads. A power of two up to 16">,
   ];
 }
 

@@ -130,6 +130,13 @@ struct GraphPartPipelineOptions
                      "elementwise kernel takes (convert-gp-to-gpu's "
                      "elements-per-thread; 1: one each)"),
       llvm::cl::init(1)};
+  Option<int64_t> rowElementsPerThread{
+      *this, "row-elements-per-thread",
+      llvm::cl::desc("With target=cuda: elements of a row each thread of a "
+                     "row kernel (softmax, layer norm) takes at least "
+                     "(convert-gp-to-gpu's row-elements-per-thread; 1: a "
+                     "thread per element up to 256)"),
+      llvm::cl::init(1)};
   Option<std::string> cudaChip{*this, "cuda-chip",
                                llvm::cl::desc("GPU architecture for "
                                               "target=cuda"),

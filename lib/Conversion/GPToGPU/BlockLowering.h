@@ -140,10 +140,13 @@ SmallVector<Value> foldStrided(OpBuilder &builder, Location loc, Value start,
 /// rows and each writing only its row (a softmax: max, sum of
 /// exponentials, normalization; a layer norm), each become one launch with
 /// a block per row that runs them in order, with barriers between them.
-/// `unreadAfter` holds the arguments of `func` whose contents nothing
-/// reads after the kernel: a row of one that later ops of its group read
-/// element by element as it was written stays in registers, unstored.
+/// A row's threads: its length over `elementsPerThread`, rounded up to a
+/// power of two, between 32 and `maxThreads`. `unreadAfter` holds the arguments
+/// of `func` whose contents nothing reads after the kernel: a row of one that
+/// later ops of its group read element by element as it was written stays in
+/// registers, unstored.
 void lowerRowKernels(func::FuncOp func, int64_t maxThreads,
+                     int64_t elementsPerThread,
                      const llvm::DenseSet<Value> &unreadAfter);
 
 } // namespace mlir::gp::blocks

@@ -173,7 +173,8 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
     for (auto [index, output] : llvm::enumerate(kernel.getOutputs()))
       if (isUnreadAfter(kernel, output))
         unreadAfter.insert(entry->getArgument(firstOutput + index));
-    lowerReductionsToBlocks(func, blockSize, kernel.getNoalias(), unreadAfter);
+    lowerReductionsToBlocks(func, blockSize, kernel.getNoalias(),
+                            rowElementsPerThread, unreadAfter);
   }
   PassManager toLoops(context);
   toLoops.nest<func::FuncOp>().addPass(
@@ -274,6 +275,13 @@ void ConvertGPToGPUPass::runOnOperation() {
     module.emitError() << "convert-gp-to-gpu: elements-per-thread must be 1, "
                           "2, 4 or 8, got "
                        << static_cast<int64_t>(elementsPerThread);
+    return signalPassFailure();
+  }
+  if (rowElementsPerThread < 1 || rowElementsPerThread > 16 ||
+      !llvm::isPowerOf2_64(rowElementsPerThread)) {
+    module.emitError() << "convert-gp-to-gpu: row-elements-per-thread must "
+                          "be 1, 2, 4, 8 or 16, got "
+                       << static_cast<int64_t>(rowElementsPerThread);
     return signalPassFailure();
   }
   auto collectCudaKernels = [&] {

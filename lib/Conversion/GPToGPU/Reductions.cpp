@@ -364,9 +364,9 @@ LogicalResult lowerReduction(linalg::LinalgOp op, int64_t maxThreads,
 
 void mlir::gp::lowerReductionsToBlocks(
     func::FuncOp func, int64_t maxThreads, bool rowKernels,
-    const llvm::DenseSet<Value> &unreadAfter) {
+    int64_t rowElementsPerThread, const llvm::DenseSet<Value> &unreadAfter) {
   if (rowKernels)
-    lowerRowKernels(func, maxThreads, unreadAfter);
+    lowerRowKernels(func, maxThreads, rowElementsPerThread, unreadAfter);
   SmallVector<std::pair<linalg::LinalgOp, InitialFills>> candidates;
   // Only top-level linalg ops: one nested in a loop of the kernel body runs
   // once per iteration, which the loop mapping handles.

@@ -25,10 +25,11 @@ namespace mlir::gp {
 /// reduction of everything but the rows and each writing only its row (a
 /// softmax: max, sum of exponentials, normalization; a layer norm) become
 /// one launch with a block per row that runs them in order, with barriers
-/// between them. `unreadAfter` holds the arguments of `func` whose contents
-/// nothing reads after the kernel (rows of them may stay in registers).
+/// between them, each thread taking at least `rowElementsPerThread` of a
+/// row. `unreadAfter` holds the arguments of `func` whose contents nothing
+/// reads after the kernel (rows of them may stay in registers).
 void lowerReductionsToBlocks(func::FuncOp func, int64_t maxThreads,
-                             bool rowKernels,
+                             bool rowKernels, int64_t rowElementsPerThread,
                              const llvm::DenseSet<Value> &unreadAfter);
 
 } // namespace mlir::gp

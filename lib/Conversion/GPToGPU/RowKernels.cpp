@@ -137,13 +137,15 @@ struct InnerSpace {
 class RowGroupLowering {
 public:
   RowGroupLowering(const RowGroup &group, int64_t maxThreads,
+                   int64_t elementsPerThread,
                    const llvm::DenseSet<Value> &unreadAfter)
       : group(group), builder(group.ops.back()),
         loc(group.ops.back()->getLoc()) {
     int64_t longest = 1;
     for (linalg::LinalgOp op : group.ops)
       longest = std::max(longest, innerCount(op));
-    threads = threadsFor(longest, maxThreads);
+    threads =
+        threadsFor(llvm::divideCeil(longest, elementsPerThread), maxThreads);
     resident = llvm::divideCeil(longest, threads) <= kMaxResidentElements;
     for (linalg::LinalgOp op : group.ops)
       for (Value init : op.getDpsInits())
@@ -598,8 +600,8 @@ private:
 } // namespace
 
 void mlir::gp::blocks::lowerRowKernels(
-    func::FuncOp func, int64_t maxThreads,
+    func::FuncOp func, int64_t maxThreads, int64_t elementsPerThread,
     const llvm::DenseSet<Value> &unreadAfter) {
   for (const RowGroup &group : findRowGroups(func))
-    RowGroupLowering(group, maxThreads, unreadAfter).lower();
+    RowGroupLowering(group, maxThreads, elementsPerThread, unreadAfter).lower();
 }

@@ -3,6 +3,8 @@
 // BAD: error: convert-gp-to-gpu: block-size must be positive, got 0
 // RUN: not gp-opt %s --convert-gp-to-gpu=elements-per-thread=3 2>&1 | FileCheck %s --check-prefix=ELEMENTS
 // ELEMENTS: error: convert-gp-to-gpu: elements-per-thread must be 1, 2, 4 or 8, got 3
+// RUN: not gp-opt %s --convert-gp-to-gpu=row-elements-per-thread=32 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: error: convert-gp-to-gpu: row-elements-per-thread must be 1, 2, 4, 8 or 16, got 32
 
 #cuda0 = #gp.device<cuda:0>
 

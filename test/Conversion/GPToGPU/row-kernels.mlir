@@ -1,4 +1,5 @@
 // RUN: gp-opt %s -split-input-file --convert-gp-to-gpu | FileCheck %s
+// RUN: gp-opt %s -split-input-file --convert-gp-to-gpu=row-elements-per-thread=16 | FileCheck %s --check-prefix=WIDE
 
 // Row kernels: a noalias kernel whose linalg ops work row by row (a
 // softmax as gp-fuse-kernels merges it) is one launch with a block per
@@ -324,6 +325,14 @@ func.func @unrelated_dynamic_rows(%x: memref<?x64xf32, #cuda0>, %z: memref<?x64x
 // they are not even arguments of the outlined kernel. The maximum and the
 // sum, read by every thread, still go through memory; an op that stores
 // nothing needs no barrier after it.
+// With row-elements-per-thread=16, a row of 1024 has 64 threads of 16
+// elements each (still held, still unstored).
+// WIDE-LABEL: gpu.func @softmax_held(
+// WIDE-SAME: %[[X:[^:]+]]: memref<4x1024xf32>, %{{[^:]+}}: memref<4xf32>, %{{[^:]+}}: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1024xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>
+// WIDE-COUNT-16: memref.load %[[X]]
+// WIDE-NOT: memref.load %[[X]]
+// WIDE-COUNT-16: memref.store %{{.+}}, %[[Y]]
+// WIDE: gpu.return
 // CHECK-LABEL: gpu.func @softmax_held(
 // CHECK-SAME: %[[X:[^:]+]]: memref<4x1024xf32>, %[[M:[^:]+]]: memref<4xf32>, %[[S:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4x1024xf32>)
 // CHECK-COUNT-4: memref.load %[[X]]
