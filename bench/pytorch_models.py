@@ -12,6 +12,7 @@ three steps across the two machines:
 
     pytorch_models.py capture OUT [NAME ...]            GPU machine
     pytorch_models.py build OUT WORK [--gp-compile P] [--no-fuse-attention]
+                      [--pipeline-options 'elements-per-thread=4 ...']
                                                         development machine
     pytorch_models.py run RUNTIME WORK [NAME ...] [--steps N] [--rounds R]
     pytorch_models.py memory RUNTIME WORK NAME graphpart|reduce-overhead
@@ -144,7 +145,8 @@ def build_main(args, record_file="models.json"):
     from graphpart.compiler import build
     fuse_attention = "--no-fuse-attention" not in args
     args = [a for a in args if a != "--no-fuse-attention"]
-    flags = options(args, {"--gp-compile": "gp-compile"})
+    flags = options(args, {"--gp-compile": "gp-compile",
+                           "--pipeline-options": ""})
     graphs, work = args[0], args[1]
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(graphs, "captures.json")) as f:
@@ -160,6 +162,7 @@ def build_main(args, record_file="models.json"):
                                      fuse_attention=fuse_attention)
             converted = time.perf_counter() - start
             built = build(os.path.join(graphs, name), out, "cuda",
+                          pipeline_options=flags["--pipeline-options"],
                           gp_compile=flags["--gp-compile"],
                           fuse_attention=fuse_attention)
         except graphpart.GraphError as error:
