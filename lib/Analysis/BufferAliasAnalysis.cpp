@@ -183,3 +183,20 @@ unsigned BufferAliasAnalysis::getClass(Value value) const {
   assert(it != ids.end() && "not a memref value under the analysed op");
   return classOf[it->second];
 }
+
+bool mlir::gp::writesDistinctBuffers(KernelOp kernel,
+                                     const BufferAliasAnalysis &aliases) {
+  for (Value output : kernel.getOutputs()) {
+    std::optional<unsigned> outputClass = aliases.findClass(output);
+    if (!outputClass)
+      return false;
+    for (Value operand : kernel->getOperands()) {
+      if (operand == output || !isBuffer(operand))
+        continue;
+      std::optional<unsigned> operandClass = aliases.findClass(operand);
+      if (!operandClass || *operandClass == *outputClass)
+        return false;
+    }
+  }
+  return true;
+}

@@ -75,25 +75,6 @@ bool formsRowKernel(ArrayRef<linalg::LinalgOp> ops) {
          rowsAreIndependent(ops, *rows) && shareRowSizes(ops, *rows);
 }
 
-/// Whether every buffer `kernel` writes may alias none of its other
-/// operands.
-bool writesDistinctBuffers(KernelOp kernel,
-                           const BufferAliasAnalysis &aliases) {
-  for (Value output : kernel.getOutputs()) {
-    std::optional<unsigned> outputClass = aliases.findClass(output);
-    if (!outputClass)
-      return false;
-    for (Value operand : kernel->getOperands()) {
-      if (operand == output || !isBuffer(operand))
-        continue;
-      std::optional<unsigned> operandClass = aliases.findClass(operand);
-      if (!operandClass || *operandClass == *outputClass)
-        return false;
-    }
-  }
-  return true;
-}
-
 /// The buffer `value` shows through index views, or `value` itself.
 Value viewBase(Value value) {
   while (Operation *definition = value.getDefiningOp()) {

@@ -81,6 +81,12 @@ private:
   unsigned numClasses = 0;
 };
 
+class KernelOp;
+
+/// Whether no buffer `kernel` writes may share storage with another of its
+/// operands (each of its outputs in a class of its own among them).
+bool writesDistinctBuffers(KernelOp kernel, const BufferAliasAnalysis &aliases);
+
 } // namespace mlir::gp
 
 #endif // GRAPHPART_ANALYSIS_BUFFERALIASANALYSIS_H

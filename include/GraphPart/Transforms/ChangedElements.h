@@ -20,7 +20,21 @@ namespace mlir::gp {
 /// whole cache to write one row) and of masked updates in place: the loops
 /// then write what changes and read nothing of the rest. Each element is
 /// its own iteration's, so leaving it alone is storing its value back.
-void storeOnlyChangedElements(Operation *root);
+/// With `distinctMemRefs` (the loops come from a kernel whose outputs share
+/// storage with none of its other operands), stores to other memrefs
+/// between the load and the store do not stop it: the cache updates of a
+/// key and a value merged into one kernel.
+void storeOnlyChangedElements(Operation *root, bool distinctMemRefs = false);
+
+/// In the loop nests under `root` (an scf.parallel, or a perfect nest of
+/// scf.for), one whose every store is guarded by `iv_k == x`, the same
+/// loop k and the same x for all, x computed from values the nest does not
+/// vary (pure ops, and loads of memory the nest does not store to), drops
+/// loop k: the rest of the nest runs once with iv_k = x, when x is one of
+/// loop k's iterations, and nothing otherwise. After
+/// storeOnlyChangedElements, that is a cache written at a position held on
+/// the device: the loops walk the written row, not the cache.
+void iterateOnlyWhereStored(Operation *root);
 
 } // namespace mlir::gp
 

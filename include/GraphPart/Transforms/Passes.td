@@ -524,8 +524,17 @@ def GPStoreChangedElementsPass
     `not %c`), and the load goes when nothing else uses it. A scatter at a
     position held on the device, the form of a key/value cache's
     `index_copy_`, then writes one row and reads none of the cache; masked
-    updates in place write only their masked elements. Both kernel
-    lowerings run it (convert-gp-to-gpu, gp-lower-kernel-code).
+    updates in place write only their masked elements. Then a loop nest
+    (an `scf.parallel`, or a perfect nest of `scf.for`) whose every store
+    is so guarded by `iv_k == x`, one loop k and one x computed from values
+    the nest does not vary (pure ops, loads of memory it does not store
+    to), drops loop k: the rest runs with `iv_k = x` when x is one of loop
+    k's iterations, so a cache update walks its row, not the cache. Both
+    kernel lowerings run it (convert-gp-to-gpu, gp-lower-kernel-code);
+    convert-gp-to-gpu also lets stores into a kernel's other outputs lie
+    between a load and its store where the kernel's outputs share storage
+    with none of its operands (the key and value caches updated by one
+    kernel).
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }

@@ -14,6 +14,7 @@
 #include "Reductions.h"
 #include "ThreadTiling.h"
 
+#include "GraphPart/Analysis/BufferAliasAnalysis.h"
 #include "GraphPart/Conversion/Passes.h"
 #include "GraphPart/Dialect/GP/IR/GPOps.h"
 #include "GraphPart/Transforms/ChangedElements.h"
@@ -44,7 +45,10 @@ struct ConvertGPToGPUPass
   using ConvertGPToGPUPassBase::ConvertGPToGPUPassBase;
 
   void runOnOperation() override;
-  LogicalResult lowerKernel(KernelOp kernel, gpu::GPUModuleOp kernels);
+  /// `distinctOutputs`: the kernel's outputs share storage with none of
+  /// its other operands (writesDistinctBuffers).
+  LogicalResult lowerKernel(KernelOp kernel, gpu::GPUModuleOp kernels,
+                            bool distinctOutputs);
 };
 } // namespace
 
@@ -134,7 +138,8 @@ static bool isUnreadAfter(KernelOp kernel, Value buffer) {
 }
 
 LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
-                                              gpu::GPUModuleOp kernels) {
+                                              gpu::GPUModuleOp kernels,
+                                              bool distinctOutputs) {
   MLIRContext *context = &getContext();
   Location loc = kernel.getLoc();
   Block &body = kernel.getBody().front();
@@ -181,7 +186,8 @@ LogicalResult ConvertGPToGPUPass::lowerKernel(KernelOp kernel,
       createConvertLinalgToParallelLoopsPass());
   if (failed(toLoops.run(*scratch)))
     return kernel.emitOpError("body could not be turned into loops");
-  storeOnlyChangedElements(func);
+  storeOnlyChangedElements(func, distinctOutputs);
+  iterateOnlyWhereStored(func);
   IRRewriter rewriter(context);
   for (auto loop : llvm::make_early_inc_range(
            func.getBody().front().getOps<scf::ParallelOp>())) {
@@ -311,7 +317,14 @@ void ConvertGPToGPUPass::runOnOperation() {
   }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(&getContext()));
+  // Which kernels write buffers of their own, decided before lowering
+  // changes the module under the analysis.
+  BufferAliasAnalysis aliases(module);
+  llvm::DenseMap<Operation *, bool> distinctOutputs;
   for (KernelOp kernel : kernels)
-    if (failed(lowerKernel(kernel, gpuModule)))
+    distinctOutputs[kernel] =
+        kernel.getNoalias() || writesDistinctBuffers(kernel, aliases);
+  for (KernelOp kernel : kernels)
+    if (failed(lowerKernel(kernel, gpuModule, distinctOutputs.lookup(kernel))))
       return signalPassFailure();
 }
