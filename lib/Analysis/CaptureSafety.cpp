@@ -132,6 +132,9 @@ CaptureSafetyAnalysis::classify(Operation *op,
     return std::string("multiple devices");
   if (options.skipDynamicGraphs && hasSymbolicSizes(op))
     return std::string("dynamic shapes");
+  if (!options.captureCollectives &&
+      isa<AllReduceOp, AllGatherOp, ReduceScatterOp, BroadcastOp>(op))
+    return std::string("collective");
   if (!isa<GPDialect>(op->getDialect()))
     return "unsupported op '" + op->getName().getStringRef().str() +
            "' (upstream ops come in through gp-import)";

@@ -34,6 +34,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
     reorder.unsafeOps.assign(options.unsafeOps.begin(),
                              options.unsafeOps.end());
     reorder.skipDynamicGraphs = options.skipDynamicGraphs;
+    reorder.captureCollectives = options.captureCollectives;
     reorder.report = options.report;
     pm.addPass(createGPReorderPass(reorder));
   }
@@ -41,6 +42,7 @@ void mlir::gp::buildGraphPartPipeline(OpPassManager &pm,
   partition.unsafeOps.assign(options.unsafeOps.begin(),
                              options.unsafeOps.end());
   partition.skipDynamicGraphs = options.skipDynamicGraphs;
+  partition.captureCollectives = options.captureCollectives;
   partition.minPartitionSize = options.minPartitionSize;
   partition.cudagraphOrError = options.cudagraphOrError;
   partition.report = options.report;

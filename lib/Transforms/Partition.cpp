@@ -113,6 +113,7 @@ LogicalResult GPPartitionPass::partitionFunction(FunctionOpInterface func) {
   CaptureSafetyOptions safetyOptions;
   safetyOptions.unsafeOps.assign(unsafeOps.begin(), unsafeOps.end());
   safetyOptions.skipDynamicGraphs = skipDynamicGraphs;
+  safetyOptions.captureCollectives = captureCollectives;
   bool orError = cudagraphOrError || orErrorFromEnvironment();
 
   PartitionOptions partitionOptions;

@@ -286,6 +286,7 @@ LogicalResult GPReorderPass::reorderBlock(Block &block,
   CaptureSafetyOptions options;
   options.unsafeOps.assign(unsafeOps.begin(), unsafeOps.end());
   options.skipDynamicGraphs = skipDynamicGraphs;
+  options.captureCollectives = captureCollectives;
   CaptureSafetyAnalysis safety(block, options);
   BlockDependences deps(block, aliases);
   MemoryEstimator memory(block, aliases);

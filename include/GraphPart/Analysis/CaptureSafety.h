@@ -3,14 +3,16 @@
 // Sorts the ops of a block into roles and gives every compute op either no
 // reason (it can be captured) or the reason it cannot:
 //
-//   "control flow"                 an op with regions (branching on host values)
-//   "device copy"                  a copy between devices
-//   "cpu ops"                      any op touching a cpu buffer; host scalar reads
-//   "unbacked symint"              a size read from device data
-//   "cudagraph-unsafe custom op"   a fallback tagged cudagraph_unsafe
-//   "custom rule: ns::op"          a fallback named by the user's unsafe-ops list
-//   "multiple devices"             work on a cuda device other than the first
-//   "dynamic shapes"               symbolic sizes, when skip-dynamic-graphs is set
+//   "control flow"                 an op with regions (branching on host
+//   values) "device copy"                  a copy between devices "cpu ops" any
+//   op touching a cpu buffer; host scalar reads "unbacked symint" a size read
+//   from device data "cudagraph-unsafe custom op"   a fallback tagged
+//   cudagraph_unsafe "custom rule: ns::op"          a fallback named by the
+//   user's unsafe-ops list "multiple devices"             work on a cuda device
+//   other than the first "dynamic shapes"               symbolic sizes, when
+//   skip-dynamic-graphs is set "collective"                   gp.all_reduce and
+//   its kin, when
+//                                  capture-collectives is off
 //   "unsupported op 'name'"        an op GraphPart cannot lower inside a graph
 //
 // Meta-device buffers hold no data and never make an op unsafe.
@@ -54,6 +56,8 @@ struct CaptureSafetyOptions {
   std::vector<std::string> unsafeOps;
   /// Treat ops with symbolic sizes as unsafe.
   bool skipDynamicGraphs = false;
+  /// Capture collectives (off: "collective", for comparison).
+  bool captureCollectives = true;
 };
 
 /// Checks that every entry of `unsafeOps` is `ns::op` or `ns::op.overload`;

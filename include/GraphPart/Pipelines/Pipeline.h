@@ -31,6 +31,11 @@ struct GraphPartPipelineOptions
       *this, "skip-dynamic-graphs",
       llvm::cl::desc("Do not capture ops with symbolic sizes"),
       llvm::cl::init(false)};
+  Option<bool> captureCollectives{
+      *this, "capture-collectives",
+      llvm::cl::desc("Capture collectives with the work around them (off: "
+                     "cut at each)"),
+      llvm::cl::init(true)};
   Option<bool> reorder{*this, "reorder",
                        llvm::cl::desc("Reorder to minimise partitions"),
                        llvm::cl::init(true)};

@@ -44,6 +44,9 @@ def GPPartitionPass : Pass<"gp-partition"> {
                "Fallback ops to cut at: ns::op (every overload) or ns::op.overload">,
     Option<"skipDynamicGraphs", "skip-dynamic-graphs", "bool", "false",
            "Do not capture ops with symbolic sizes">,
+    Option<"captureCollectives", "capture-collectives", "bool", "true",
+           "Capture collectives (gp.all_reduce, ...) with the work around "
+           "them (off: cut at each, for comparison)">,
     Option<"minPartitionSize", "min-partition-size", "unsigned", "1",
            "Capturable partitions with fewer compute ops than this run eagerly">,
     Option<"cudagraphOrError", "cudagraph-or-error", "bool", "false",
@@ -101,6 +104,8 @@ def GPReorderPass : Pass<"gp-reorder"> {
                "As for gp-partition: fallback ops that cannot be captured">,
     Option<"skipDynamicGraphs", "skip-dynamic-graphs", "bool", "false",
            "As for gp-partition: ops with symbolic sizes cannot be captured">,
+    Option<"captureCollectives", "capture-collectives", "bool", "true",
+           "As for gp-partition: off, collectives cannot be captured">,
     Option<"report", "report", "bool", "false",
            "Print partition counts and peak memory before and after to stderr">,
   ];

@@ -1576,3 +1576,130 @@ func.func @f(%x: memref<?x?xf32, #cuda0>, %n: index) {
   %v = gp.buffer.slice %x[0, 1] [%n, 1] [1, 1] : memref<?x?xf32, #cuda0> to memref<?x1xf32, strided<[?, 1], offset: ?>, #cuda0>
   return
 }
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_reduce_shapes(%x: memref<8xf32, #cuda0>, %y: memref<4xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_reduce' op dimension 0 is 8 in the source but 4 in the target}}
+  gp.all_reduce sum %x, %y : memref<8xf32, #cuda0> to memref<4xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+#cpu = #gp.device<cpu>
+func.func @all_reduce_devices(%x: memref<8xf32, #cuda0>, %y: memref<8xf32, #cpu>) {
+  // expected-error @+1 {{'gp.all_reduce' op needs its buffers on one device, got #gp.device<cuda:0> and #gp.device<cpu>}}
+  gp.all_reduce sum %x, %y : memref<8xf32, #cuda0> to memref<8xf32, #cpu>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_reduce_types(%x: memref<8xf32, #cuda0>, %y: memref<8xf16, #cuda0>) {
+  // expected-error @+1 {{'gp.all_reduce' op needs one element type, got 'f32' and 'f16'}}
+  gp.all_reduce sum %x, %y : memref<8xf32, #cuda0> to memref<8xf16, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_reduce_bools(%x: memref<8xi1, #cuda0>) {
+  // expected-error @+1 {{'gp.all_reduce' op cannot carry 'i1' elements (8-, 32- or 64-bit integers, f16, bf16, f32, f64 or f8)}}
+  gp.all_reduce max %x, %x : memref<8xi1, #cuda0> to memref<8xi1, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_reduce_strided(%x: memref<8xf32, strided<[2]>, #cuda0>, %y: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_reduce' op needs contiguous buffers, got 'memref<8xf32, strided<[2]>, #gp.device<cuda:0>>'}}
+  gp.all_reduce sum %x, %y : memref<8xf32, strided<[2]>, #cuda0> to memref<8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#meta = #gp.device<meta>
+func.func @all_reduce_meta(%x: memref<8xf32, #meta>) {
+  // expected-error @+1 {{'gp.all_reduce' op needs buffers on a cuda device or the cpu, not meta buffers}}
+  gp.all_reduce sum %x, %x : memref<8xf32, #meta> to memref<8xf32, #meta>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_gather_parts(%x: memref<3x4xf32, #cuda0>, %y: memref<8x4xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_gather' op needs the target's dimension 0 to be the other's times the number of ranks, got 8 and 3}}
+  gp.all_gather %x, %y : memref<3x4xf32, #cuda0> to memref<8x4xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_gather_rows(%x: memref<2x4xf32, #cuda0>, %y: memref<8x5xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_gather' op dimension 1 is 4 in the source but 5 in the target}}
+  gp.all_gather %x, %y : memref<2x4xf32, #cuda0> to memref<8x5xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_gather_scalar(%x: memref<f32, #cuda0>, %y: memref<f32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_gather' op needs buffers of rank 1 or more: it cuts or joins them along dimension 0}}
+  gp.all_gather %x, %y : memref<f32, #cuda0> to memref<f32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @all_gather_in_place(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.all_gather' op cannot gather into its own source}}
+  gp.all_gather %x, %x : memref<8xf32, #cuda0> to memref<8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @reduce_scatter_parts(%x: memref<8x4xf32, #cuda0>, %y: memref<3x4xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.reduce_scatter' op needs the source's dimension 0 to be the other's times the number of ranks, got 8 and 3}}
+  gp.reduce_scatter sum %x, %y : memref<8x4xf32, #cuda0> to memref<3x4xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @reduce_scatter_ranks(%x: memref<8x4xf32, #cuda0>, %y: memref<2xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.reduce_scatter' op needs source and target of one rank, got 2 and 1}}
+  gp.reduce_scatter sum %x, %y : memref<8x4xf32, #cuda0> to memref<2xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @broadcast_root(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{'gp.broadcast' op attribute 'root' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  gp.broadcast %x root -1 : memref<8xf32, #cuda0>
+  return
+}
+
+// -----
+
+#cuda0 = #gp.device<cuda:0>
+func.func @reduction_kind(%x: memref<8xf32, #cuda0>) {
+  // expected-error @+1 {{custom op 'gp.all_reduce' expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  gp.all_reduce prod %x, %x : memref<8xf32, #cuda0> to memref<8xf32, #cuda0>
+  return
+}

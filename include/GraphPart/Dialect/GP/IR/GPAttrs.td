@@ -39,6 +39,15 @@ def GP_RngRole : I32EnumAttr<"RngRole",
   let cppNamespace = "::mlir::gp";
 }
 
+def GP_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how a collective combines the ranks' elements", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>
+  ]> {
+  let cppNamespace = "::mlir::gp";
+}
+
 def GP_DeviceAttr : GP_Attr<"Device", "device"> {
   let summary = "a device: cuda:N, cpu or meta";
   let description = [{

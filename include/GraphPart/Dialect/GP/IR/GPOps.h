@@ -16,6 +16,15 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+namespace mlir::gp {
+/// The order of a rank's collectives (gp.all_reduce, ...): each writes it,
+/// so dependence analyses keep collectives in order relative to each other.
+struct CollectiveResource
+    : public SideEffects::Resource::Base<CollectiveResource> {
+  StringRef getName() override { return "gp::Collective"; }
+};
+} // namespace mlir::gp
+
 #define GET_OP_CLASSES
 #include "GraphPart/Dialect/GP/IR/GPOps.h.inc"
 

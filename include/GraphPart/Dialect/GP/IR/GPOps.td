@@ -300,6 +300,125 @@ def GP_KernelOp : GP_Op<"kernel", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// The order in which a rank issues its collectives: every rank must issue
+// them in the same order, so collectives never move across each other.
+def GP_CollectiveResource : Resource<"::mlir::gp::CollectiveResource">;
+
+class GP_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : GP_Op<mnemonic, !listconcat(traits, [
+        MemoryEffects<[MemWrite<GP_CollectiveResource>]>])> {
+  let hasVerifier = 1;
+}
+
+def GP_AllReduceOp : GP_CollectiveOp<"all_reduce"> {
+  let summary = "combine a buffer element by element across the ranks";
+  let description = [{
+    A program runs as N ranks (`gp.world_size`), each with its own buffers.
+    Every rank's `target[i]` becomes the sum (`max`, `min`) over the ranks
+    of their `source[i]`. `source` and `target` have one shape and element
+    type, are contiguous and live on one device; they may be the same
+    buffer (in place). Every rank must issue the same collectives in the
+    same order, so passes never move a collective across another.
+
+    ```mlir
+    gp.all_reduce sum %partial, %total : memref<8x256xf32, #gp.device<cuda:0>> to memref<8x256xf32, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins GP_ReductionKind:$kind,
+                       Arg<GP_Buffer, "", [MemRead]>:$source,
+                       Arg<GP_Buffer, "", [MemWrite]>:$target);
+  let assemblyFormat = [{
+    $kind $source `,` $target attr-dict `:` type($source) `to` type($target)
+  }];
+}
+
+def GP_AllGatherOp : GP_CollectiveOp<"all_gather"> {
+  let summary = "concatenate every rank's buffer along the first dimension";
+  let description = [{
+    Every rank's `target` becomes the ranks' `source` buffers one after
+    the other along dimension 0, rank 0 first: its first dimension is N
+    times `source`'s, its others the same.
+
+    ```mlir
+    gp.all_gather %shard, %whole : memref<2x64xf32, #gp.device<cuda:0>> to memref<8x64xf32, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins Arg<GP_Buffer, "", [MemRead]>:$source,
+                       Arg<GP_Buffer, "", [MemWrite]>:$target);
+  let assemblyFormat = [{
+    $source `,` $target attr-dict `:` type($source) `to` type($target)
+  }];
+}
+
+def GP_ReduceScatterOp : GP_CollectiveOp<"reduce_scatter"> {
+  let summary = "combine across the ranks and keep this rank's share";
+  let description = [{
+    The element-by-element sum (`max`, `min`) over the ranks of their
+    `source` buffers, cut into N equal parts along dimension 0: rank r's
+    `target` becomes part r. `source`'s first dimension is N times
+    `target`'s, its others the same.
+
+    ```mlir
+    gp.reduce_scatter sum %partial, %shard : memref<8x64xf32, #gp.device<cuda:0>> to memref<2x64xf32, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins GP_ReductionKind:$kind,
+                       Arg<GP_Buffer, "", [MemRead]>:$source,
+                       Arg<GP_Buffer, "", [MemWrite]>:$target);
+  let assemblyFormat = [{
+    $kind $source `,` $target attr-dict `:` type($source) `to` type($target)
+  }];
+}
+
+def GP_BroadcastOp : GP_CollectiveOp<"broadcast"> {
+  let summary = "copy one rank's buffer to every rank";
+  let description = [{
+    Every rank's `buffer` becomes rank `root`'s (in place). `root` must be
+    a rank of the run (checked when it runs).
+
+    ```mlir
+    gp.broadcast %weights root 0 : memref<64xf32, #gp.device<cuda:0>>
+    ```
+  }];
+  let arguments = (ins Arg<GP_Buffer, "", [MemRead, MemWrite]>:$buffer,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$root);
+  let assemblyFormat = "$buffer `root` $root attr-dict `:` type($buffer)";
+}
+
+def GP_RankOp : GP_Op<"rank", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "which rank of the run this program instance is";
+  let description = [{
+    The rank of the program instance running (0 to `gp.world_size` - 1): a
+    host value, fixed for the instance (0 when it runs alone).
+
+    ```mlir
+    %r = gp.rank : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def GP_WorldSizeOp : GP_Op<"world_size", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "how many ranks the program runs as";
+  let description = [{
+    The number of ranks of the run: a host value, fixed for the instance
+    (1 when it runs alone).
+
+    ```mlir
+    %n = gp.world_size : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def GP_FallbackOp : GP_Op<"fallback", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
