@@ -66,6 +66,11 @@ struct gpRtProgram {
 
   gp::rt::Policy policy;
 
+  /// The ranks this instance runs among (gpRtArtifactSetCommunicator), or
+  /// null: rank 0 of 1.
+  gpRtCommunicator *communicator = nullptr;
+  int32_t rank = 0;
+
   std::mutex mutex; // Guards contexts, modules, stats and RNG.
   std::map<std::thread::id, std::unique_ptr<gp::rt::ThreadContext>> contexts;
   gpRtStats stats{};

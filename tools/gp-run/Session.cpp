@@ -27,6 +27,7 @@
 #include <fstream>
 #include <set>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace gp::run;
 
@@ -208,6 +209,140 @@ void checkRotation(int64_t sets, const std::vector<Input> &inputs) {
 
 } // namespace
 
+/// --output PATH for rank `rank`: PATH.rankR.npy (PATH without its .npy).
+static std::string rankOutput(const std::string &output, int64_t rank) {
+  std::string stem = output;
+  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0)
+    stem.resize(stem.size() - 4);
+  return stem + ".rank" + std::to_string(rank) + ".npy";
+}
+
+/// --ranks N: N instances of the program, the ranks of one local
+/// communicator, each stepped on a thread of its own with the same inputs
+/// (and parameters); every rank must make the same collectives, so every
+/// rank runs the same steps.
+static int runRanks(const RunOptions &options, gpRtBackend backend) {
+  int32_t count = static_cast<int32_t>(options.ranks);
+  gpRtCommunicator *communicator = nullptr;
+  check(gpRtCommunicatorCreateLocal(count, &communicator), "--ranks");
+  std::vector<std::unique_ptr<Session>> ranks;
+  for (int32_t rank = 0; rank < count; ++rank) {
+    ranks.push_back(std::make_unique<Session>());
+    Session &run = *ranks.back();
+    run.load(options.path, backend, options.device, options.entryNames);
+    check(gpRtArtifactSetCommunicator(run.artifact, communicator, rank),
+          "--ranks");
+    if (options.noCapture)
+      check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
+  }
+  Session &first = *ranks.front();
+  std::string parameterOption =
+      !options.parameterPaths.empty() ? "--parameters" : "--weights";
+  bool bindsParameters = !options.parameterPaths.empty() ||
+                         (!options.weightsDir.empty() &&
+                          gpRtArtifactNumParameters(first.artifact) > 0);
+  std::unique_ptr<ParameterSource> parameters;
+  if (bindsParameters) {
+    std::string error;
+    parameters = options.parameterPaths.empty()
+                     ? openParameterSource(options.weightsDir, error)
+                     : openParameterSources(options.parameterPaths, error);
+    if (!parameters)
+      die(parameterOption + ": " + error);
+  }
+  for (std::unique_ptr<Session> &run : ranks)
+    run->bindsParameters = bindsParameters;
+  std::vector<gpRtValueInfo> argInfos = first.argInfos();
+  std::vector<std::string> inputSpecs = withWeights(first, options);
+  if (inputSpecs.size() != argInfos.size())
+    die("entry '" + first.entryNames() + "' takes " +
+        std::to_string(argInfos.size()) + " argument(s)" +
+        (bindsParameters ? " besides its parameters from " + parameterOption
+                         : std::string()) +
+        "; " + std::to_string(inputSpecs.size()) + " --input given");
+  std::mt19937_64 random(options.seed);
+  std::vector<Input> inputs;
+  for (size_t i = 0; i < argInfos.size(); ++i) {
+    Input input;
+    std::string error;
+    if (!parseInput(inputSpecs[i], argInfos[i], i, random, input, error))
+      die(error);
+    inputs.push_back(std::move(input));
+  }
+  for (std::unique_ptr<Session> &run : ranks) {
+    if (parameters)
+      run->bindParameters(*parameters, parameterOption);
+    run->place(inputs);
+    run->upload(inputs);
+  }
+  std::vector<std::vector<Array>> results(count);
+  std::vector<std::vector<double>> micros(count);
+  std::vector<std::thread> threads;
+  for (int32_t rank = 0; rank < count; ++rank)
+    threads.emplace_back([&, rank] {
+      Session &run = *ranks[rank];
+      for (int64_t i = 0; i < options.warmup; ++i)
+        run.step();
+      for (int64_t i = 0; i < options.iterations; ++i)
+        micros[rank].push_back(
+            run.step(i + 1 == options.iterations ? &results[rank] : nullptr));
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+
+  std::printf("entry: %s  backend: %s  ranks: %d  warmup: %lld  "
+              "iterations: %lld\n",
+              first.entryNames().c_str(), gpRtBackendName(backend), count,
+              static_cast<long long>(options.warmup),
+              static_cast<long long>(options.iterations));
+  for (int32_t rank = 0; rank < count; ++rank) {
+    std::sort(micros[rank].begin(), micros[rank].end());
+    gpRtStats stats;
+    check(gpRtProgramGetStats(ranks[rank]->program, &stats), "stats");
+    std::printf("rank %d: latency per step: median %.2f us  captures: %lld  "
+                "replays: %lld  eager runs: %lld\n",
+                rank, micros[rank][micros[rank].size() / 2],
+                static_cast<long long>(stats.captures),
+                static_cast<long long>(stats.replays),
+                static_cast<long long>(stats.eagerRuns));
+  }
+  int status = 0;
+  if (!options.expectedOutputs.empty()) {
+    std::vector<Array> references;
+    for (const std::string &path : options.expectedOutputs) {
+      std::string error;
+      Array reference;
+      if (!readNpy(path, reference, error))
+        die(error);
+      references.push_back(std::move(reference));
+    }
+    int64_t failed = 0;
+    for (int32_t rank = 0; rank < count; ++rank) {
+      std::string what = "expected output (rank " + std::to_string(rank) + ")";
+      if (compare(results[rank], references, options.rtol, options.atol, what,
+                  "computed", "expected"))
+        ++failed;
+    }
+    if (failed) {
+      std::printf("expected output: FAILED on %lld of %d rank(s)\n",
+                  static_cast<long long>(failed), count);
+      status = 1;
+    } else {
+      std::printf("expected output: ok: %zu result(s) match on every rank\n",
+                  references.size());
+    }
+  }
+  if (!options.output.empty())
+    for (int32_t rank = 0; rank < count; ++rank) {
+      std::vector<std::string> written;
+      writeResults(rankOutput(options.output, rank), results[rank], written,
+                   stdout);
+    }
+  ranks.clear(); // Every artifact unloaded before its communicator goes.
+  gpRtCommunicatorDestroy(communicator);
+  return status;
+}
+
 int gp::run::runProgram(const RunOptions &options) {
   messages = options.json ? stderr : stdout;
   for (const std::string &lib : options.externLibs)
@@ -236,6 +371,8 @@ int gp::run::runProgram(const RunOptions &options) {
           "load " + options.path);
     gpRtArtifactUnload(inspected);
   }
+  if (options.ranks > 1)
+    return runRanks(options, backend);
   Session run;
   run.load(options.path, backend, options.device, options.entryNames);
   if (options.noCapture)

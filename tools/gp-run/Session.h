@@ -47,6 +47,8 @@ struct RunOptions {
   /// --json: the report as one JSON document on stdout (JsonReport.h);
   /// other lines go to stderr.
   bool json = false;
+  /// --ranks: program instances run together as ranks, one thread each.
+  int64_t ranks = 1;
 };
 
 /// Runs the program `options` name and prints the report; returns the exit

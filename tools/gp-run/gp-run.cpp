@@ -68,6 +68,12 @@ void printUsage(FILE *out) {
       "                        --expected-output (1e-5, 1e-6)\n"
       "  --output PATH.npy     write the results (PATH.N.npy when several);\n"
       "                        a leading @ is not part of the path\n"
+      "  --ranks N             run the program as N ranks (its collectives\n"
+      "                        among them), each an instance of its own on\n"
+      "                        its own thread, all with the same inputs;\n"
+      "                        --output writes PATH.rankR.npy per rank and\n"
+      "                        --expected-output checks every rank (host\n"
+      "                        backend; ranks on cuda need NCCL)\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
       "  --parameters PATH     bind each named parameter of the program\n"
       "                        (--print-entries marks them parameter=NAME)\n"
@@ -83,12 +89,15 @@ void printUsage(FILE *out) {
       "                        the program names them as parameters, else\n"
       "                        each entry's follow its --input values, from\n"
       "                        DIR/<entry>.weights\n"
-      "  --print-partitions    print the partition table and each entry's size\n"
+      "  --print-partitions    print the partition table and each entry's "
+      "size\n"
       "                        classes (padded to the capture sizes or not),\n"
       "                        and after the run how each captured partition\n"
       "                        binds its inputs\n"
-      "  --json                print the report as one JSON document (partitions,\n"
-      "                        latency percentiles, counters; docs/Reports.md);\n"
+      "  --json                print the report as one JSON document "
+      "(partitions,\n"
+      "                        latency percentiles, counters; "
+      "docs/Reports.md);\n"
       "                        other lines go to stderr\n"
       "  --print-entries       print each entry's arguments and results, an\n"
       "                        --input template per argument, and exit\n"
@@ -134,6 +143,7 @@ enum OptionCode {
   OptWeights,
   OptParameters,
   OptJson,
+  OptRanks,
 };
 
 const option kOptions[] = {
@@ -162,6 +172,7 @@ const option kOptions[] = {
     {"seed", required_argument, nullptr, OptSeed},
     {"weights", required_argument, nullptr, OptWeights},
     {"parameters", required_argument, nullptr, OptParameters},
+    {"ranks", required_argument, nullptr, OptRanks},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -396,6 +407,11 @@ static int run(int argc, char **argv) {
     case OptJson:
       options.json = true;
       break;
+    case OptRanks:
+      options.ranks = nonNegativeInteger(arg, optarg, 1024);
+      if (options.ranks < 1)
+        die("--ranks: expected at least 1 rank, got " + std::string(optarg));
+      break;
     }
   }
   if (options.path.empty())
@@ -406,6 +422,15 @@ static int run(int argc, char **argv) {
     options.path = "./" + options.path;
   if (options.iterations < 1)
     die("--iterations must be at least 1");
+  if (options.ranks > 1) {
+    for (auto [given, name] :
+         {std::pair(options.doCheck, "--check"),
+          std::pair(options.rotate > 1, "--rotate"),
+          std::pair(options.json, "--json"),
+          std::pair(options.printEntries, "--print-entries")})
+      if (given)
+        die(std::string("--ranks and ") + name + " cannot be given together");
+  }
   if (!options.parameterPaths.empty() && !options.weightsDir.empty())
     die("--parameters and --weights cannot be given together (both bind the "
         "program's weights)");

@@ -80,6 +80,8 @@ gpRtBackend gpRtDefaultBackend(void);
 /* A loaded program (GPRuntimeLowered.h) and the stream one thread's work
  * of it goes to. */
 typedef struct gpRtProgram gpRtProgram;
+/* Ranks that run one program together (gp.all_reduce and its kin). */
+typedef struct gpRtCommunicator gpRtCommunicator;
 typedef struct gpRtStream gpRtStream;
 
 #ifdef __cplusplus

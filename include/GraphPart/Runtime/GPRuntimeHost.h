@@ -273,6 +273,22 @@ gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact, const char *name,
  * off (calls run at their own sizes; the checks stay). */
 gpRtStatus gpRtArtifactSetPadding(gpRtArtifact *artifact, int32_t enabled);
 
+/* Collectives: a program compiled once runs as N ranks, one artifact
+ * (program instance) each. A local communicator joins `worldSize` ranks
+ * that are instances of this process, each called from its own thread (the
+ * host backend; ranks on the cuda backend need NCCL, not bound yet). Set an
+ * artifact's rank before its first call; every rank must then make the
+ * same calls. Abort wakes and fails every collective waiting or to come
+ * (call it when a rank fails, so that the others do not wait for it);
+ * destroy it after every artifact that uses it is unloaded. */
+gpRtStatus gpRtCommunicatorCreateLocal(int32_t worldSize,
+                                       gpRtCommunicator **communicator);
+gpRtStatus gpRtCommunicatorAbort(gpRtCommunicator *communicator);
+gpRtStatus gpRtCommunicatorDestroy(gpRtCommunicator *communicator);
+gpRtStatus gpRtArtifactSetCommunicator(gpRtArtifact *artifact,
+                                       gpRtCommunicator *communicator,
+                                       int32_t rank);
+
 /* Sets the program's capture sizes from text as GP_CUDAGRAPH_CAPTURE_SIZES
  * takes it ("1,2,4,8", "2x3,4x5", "default": 1, 2, 4, 8, every multiple of
  * 8 up to 256, every multiple of 16 up to 512); NULL, "" or "-" lifts the

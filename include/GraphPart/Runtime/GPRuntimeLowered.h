@@ -328,6 +328,31 @@ gpRtStatus gpRtRngState(gpRtProgram *program, int32_t generator,
 void gpRtPhiloxUniform(uint64_t seed, uint64_t offset, float *out,
                        int64_t count);
 
+/*===------------------------------------------------------------------===*\
+|* Collectives                                                            *|
+\*===------------------------------------------------------------------===*/
+
+/* The rank this program instance runs as, and the number of ranks (0 and 1
+ * when it runs alone): gp.rank and gp.world_size. */
+gpRtStatus gpRtProgramRank(gpRtProgram *program, int64_t *rank);
+/* Makes the program rank `rank` of `communicator` (NULL: alone), before
+ * its first run (gpRtArtifactSetCommunicator for a loaded artifact). */
+gpRtStatus gpRtProgramSetCommunicator(gpRtProgram *program,
+                                      gpRtCommunicator *communicator,
+                                      int32_t rank);
+gpRtStatus gpRtProgramWorldSize(gpRtProgram *program, int64_t *size);
+
+/* A collective on `stream` among the program's ranks: `kind` 0 all-reduce,
+ * 1 all-gather, 2 reduce-scatter (along the first dimension), 3 broadcast
+ * from rank `root` (in place: target == source); `reduction` 0 sum, 1 max,
+ * 2 min; counts in elements of `elementType` (gpRtElementType). Alone, it
+ * copies source to target. Checks that the counts fit the number of ranks. */
+gpRtStatus gpRtCollective(gpRtProgram *program, gpRtStream *stream,
+                          int32_t kind, int32_t reduction, void *target,
+                          const void *source, int64_t sourceElements,
+                          int64_t targetElements, int32_t elementType,
+                          int64_t root);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,5 +58,6 @@ void mlir::gp::populateGPToRuntimeConversionPatterns(
   populateRngPatterns(converter, patterns, state);
   populateBufferPatterns(converter, patterns, state);
   populateSymbolicSizePatterns(converter, patterns, state);
+  populateCollectivePatterns(converter, patterns, state);
   populateHostOpPatterns(converter, patterns, state);
 }

@@ -75,6 +75,9 @@ void emitSymIntRangeCheck(RuntimeCallBuilder &rt, Location loc,
 void populateSymbolicSizePatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns,
                                   GPToRuntimeState &state);
+void populateCollectivePatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns,
+                                GPToRuntimeState &state);
 void populateHostOpPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns,
                             GPToRuntimeState &state);

@@ -41,9 +41,9 @@ static LogicalResult verifyBuffers(Operation *op, ArrayRef<MemRefType> types) {
   MemRefType first = types.front();
   for (MemRefType type : types.drop_front()) {
     if (type.getMemorySpace() != first.getMemorySpace())
-      return op->emitOpError() << "needs its buffers on one device, got "
-                               << first.getMemorySpace() << " and "
-                               << type.getMemorySpace();
+      return op->emitOpError()
+             << "needs its buffers on one device, got "
+             << first.getMemorySpace() << " and " << type.getMemorySpace();
     if (type.getElementType() != first.getElementType())
       return op->emitOpError()
              << "needs one element type, got " << first.getElementType()
@@ -58,8 +58,7 @@ static LogicalResult verifySameDims(Operation *op, MemRefType source,
                                     MemRefType target, unsigned from) {
   if (source.getRank() != target.getRank())
     return op->emitOpError() << "needs source and target of one rank, got "
-                             << source.getRank() << " and "
-                             << target.getRank();
+                             << source.getRank() << " and " << target.getRank();
   for (unsigned dim = from; dim < source.getRank(); ++dim)
     if (!source.isDynamicDim(dim) && !target.isDynamicDim(dim) &&
         source.getDimSize(dim) != target.getDimSize(dim))

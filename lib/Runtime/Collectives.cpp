@@ -1,0 +1,416 @@
+//===- Collectives.cpp - collectives across the ranks of a run ------------===//
+//
+// gp.all_reduce, gp.all_gather, gp.reduce_scatter and gp.broadcast
+// (gpRtCollective), the rank and world size a program instance runs as,
+// and the communicator that joins instances into ranks.
+//
+// A program that runs alone is rank 0 of 1: every collective is then a
+// copy of its source (nothing, in place), on either backend, captured or
+// not. Ranks that are program instances of one process (threads, each
+// calling its own instance) share a local communicator: on the host
+// backend a collective meets the other ranks' calls of it there, each rank
+// publishing its source, computing its own result from all of them, and
+// waiting until every rank has read before it writes (a source may be the
+// target). Captured host work records the collective as an extern call, so
+// a replay meets the other ranks' replays the same way and reports their
+// errors. Across GPUs the collectives need NCCL, which this runtime does
+// not bind yet: the cuda backend refuses more than one rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArtifactState.h"
+#include "Device.h"
+#include "ElementTypes.h"
+#include "Handles.h"
+#include "ProgramState.h"
+#include "RuntimeInternal.h"
+
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace gp::rt;
+
+/// Ranks of one process that meet at each collective.
+struct gpRtCommunicator {
+  int32_t worldSize = 1;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int32_t arrived = 0;
+  uint64_t generation = 0;
+  bool aborted = false;
+  /// What each rank brought to the collective under way.
+  struct Call {
+    const void *source = nullptr;
+    int32_t kind = 0, reduction = 0, elementType = 0;
+    int64_t sourceElements = 0, targetElements = 0, root = 0;
+  };
+  std::vector<Call> calls;
+
+  /// Waits until every rank has arrived; an error once aborted.
+  gpRtStatus barrier(const char *what) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (aborted)
+      return abortedError(what);
+    uint64_t mine = generation;
+    if (++arrived == worldSize) {
+      arrived = 0;
+      ++generation;
+      changed.notify_all();
+      return GP_RT_SUCCESS;
+    }
+    changed.wait(lock, [&] { return generation != mine || aborted; });
+    if (generation == mine)
+      return abortedError(what);
+    return GP_RT_SUCCESS;
+  }
+
+  static gpRtStatus abortedError(const char *what) {
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) +
+                    ": the communicator was aborted (another rank failed)");
+  }
+};
+
+namespace {
+
+enum CollectiveKind : int32_t {
+  kAllReduce = 0,
+  kAllGather = 1,
+  kReduceScatter = 2,
+  kBroadcast = 3,
+};
+
+const char *collectiveName(int32_t kind) {
+  switch (kind) {
+  case kAllReduce:
+    return "gp.all_reduce";
+  case kAllGather:
+    return "gp.all_gather";
+  case kReduceScatter:
+    return "gp.reduce_scatter";
+  default:
+    return "gp.broadcast";
+  }
+}
+
+/// Combines element `index` of every source into `out` (sum 0, max 1, min
+/// 2), in `Element`'s arithmetic.
+template <typename T>
+void reduceAs(int32_t reduction, const std::vector<const char *> &sources,
+              int64_t first, int64_t count, char *out) {
+  for (int64_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, sources[0] + (first + i) * sizeof(T), sizeof(T));
+    for (size_t r = 1; r < sources.size(); ++r) {
+      T other;
+      std::memcpy(&other, sources[r] + (first + i) * sizeof(T), sizeof(T));
+      value = reduction == 0   ? T(value + other)
+              : reduction == 1 ? (other > value ? other : value)
+                               : (other < value ? other : value);
+    }
+    std::memcpy(out + i * sizeof(T), &value, sizeof(T));
+  }
+}
+
+/// The same for 16-bit floats, combined in f32 and rounded once.
+template <typename Element>
+void reduceHalf(int32_t reduction, const std::vector<const char *> &sources,
+                int64_t first, int64_t count, char *out) {
+  for (int64_t i = 0; i < count; ++i) {
+    float value = Element::load(sources[0] + (first + i) * 2);
+    for (size_t r = 1; r < sources.size(); ++r) {
+      float other = Element::load(sources[r] + (first + i) * 2);
+      value = reduction == 0   ? value + other
+              : reduction == 1 ? (other > value ? other : value)
+                               : (other < value ? other : value);
+    }
+    Element::store(out + i * 2, value);
+  }
+}
+
+gpRtStatus reduce(const char *what, int32_t type, int32_t reduction,
+                  const std::vector<const char *> &sources, int64_t first,
+                  int64_t count, char *out) {
+  switch (type) {
+  case GP_RT_ELEMENT_F32:
+    reduceAs<float>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_F64:
+    reduceAs<double>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_F16:
+    reduceHalf<F16Element>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_BF16:
+    reduceHalf<BF16Element>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_I8:
+    reduceAs<int8_t>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_U8:
+    reduceAs<uint8_t>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_I32:
+    reduceAs<int32_t>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  case GP_RT_ELEMENT_I64:
+    reduceAs<int64_t>(reduction, sources, first, count, out);
+    return GP_RT_SUCCESS;
+  default:
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": the host backend cannot combine " +
+                    gpRtElementTypeName(gpRtElementType(type)) + " elements");
+  }
+}
+
+/// One rank's part of a collective among the ranks of `communicator`.
+gpRtStatus runLocal(gpRtCommunicator &communicator, int32_t rank,
+                    const gpRtCommunicator::Call &call, void *target) {
+  const char *what = collectiveName(call.kind);
+  {
+    std::lock_guard<std::mutex> lock(communicator.mutex);
+    communicator.calls[rank] = call;
+  }
+  if (gpRtStatus status = communicator.barrier(what))
+    return status;
+  // Every rank sees the same calls, so every rank takes the same branch.
+  std::vector<const char *> sources;
+  for (const gpRtCommunicator::Call &other : communicator.calls) {
+    if (other.kind != call.kind || other.reduction != call.reduction ||
+        other.elementType != call.elementType ||
+        other.sourceElements != call.sourceElements ||
+        other.targetElements != call.targetElements || other.root != call.root)
+      return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                  std::string(what) +
+                      ": the ranks did not issue the same collective (each "
+                      "must issue the same ones, of the same sizes, in the "
+                      "same order)");
+    sources.push_back(static_cast<const char *>(other.source));
+  }
+  int64_t bytes = elementTypeBytes(gpRtElementType(call.elementType));
+  std::vector<char> result(call.targetElements * bytes);
+  gpRtStatus status = GP_RT_SUCCESS;
+  switch (call.kind) {
+  case kAllReduce:
+    status = reduce(what, call.elementType, call.reduction, sources, 0,
+                    call.targetElements, result.data());
+    break;
+  case kReduceScatter:
+    status =
+        reduce(what, call.elementType, call.reduction, sources,
+               rank * call.targetElements, call.targetElements, result.data());
+    break;
+  case kAllGather:
+    for (size_t r = 0; r < sources.size(); ++r)
+      std::memcpy(result.data() + r * call.sourceElements * bytes, sources[r],
+                  call.sourceElements * bytes);
+    break;
+  default:
+    std::memcpy(result.data(), sources[call.root], result.size());
+  }
+  // Every rank has read every source before any target is written.
+  if (gpRtStatus waited = communicator.barrier(what))
+    return waited;
+  if (status)
+    return status;
+  std::memcpy(target, result.data(), result.size());
+  return GP_RT_SUCCESS;
+}
+
+/// The recorded form of a host collective (replayed with the graph):
+/// source and target (the result) as rank-1 descriptors, then the communicator,
+/// the rank and the call's fields as i64 scalars.
+gpRtStatus localCollectiveExtern(gpRtStream *, void **args,
+                                 const gpRtExternArg *, int32_t) {
+  auto element = [&](int i) {
+    auto *buffer = static_cast<gpRtMemRef *>(args[i]);
+    return static_cast<char *>(buffer->aligned);
+  };
+  auto scalar = [&](int i) { return *static_cast<int64_t *>(args[i]); };
+  auto *communicator = reinterpret_cast<gpRtCommunicator *>(scalar(2));
+  gpRtCommunicator::Call call;
+  call.source = element(0);
+  call.kind = int32_t(scalar(4));
+  call.reduction = int32_t(scalar(5));
+  call.elementType = int32_t(scalar(6));
+  call.sourceElements = scalar(7);
+  call.targetElements = scalar(8);
+  call.root = scalar(9);
+  return runLocal(*communicator, int32_t(scalar(3)), call, element(1));
+}
+
+/// A rank-1 memref descriptor over `count` elements at `data`.
+struct Descriptor1 {
+  void *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+
+} // namespace
+
+extern "C" {
+
+GP_RT_EXPORT gpRtStatus gpRtCommunicatorCreateLocal(
+    int32_t worldSize, gpRtCommunicator **communicator) {
+  if (!communicator || worldSize < 1)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCommunicatorCreateLocal: null result or a world size "
+                "below 1 (" +
+                    std::to_string(worldSize) + ")");
+  return guarded("gpRtCommunicatorCreateLocal", [&] {
+    auto *created = new gpRtCommunicator;
+    created->worldSize = worldSize;
+    created->calls.resize(worldSize);
+    *communicator = created;
+    return GP_RT_SUCCESS;
+  });
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCommunicatorAbort(gpRtCommunicator *communicator) {
+  if (!communicator)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCommunicatorAbort: null");
+  std::lock_guard<std::mutex> lock(communicator->mutex);
+  communicator->aborted = true;
+  communicator->changed.notify_all();
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus
+gpRtCommunicatorDestroy(gpRtCommunicator *communicator) {
+  delete communicator;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramSetCommunicator(
+    gpRtProgram *program, gpRtCommunicator *communicator, int32_t rank) {
+  const char *what = "gpRtProgramSetCommunicator";
+  if (!program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) + ": null");
+  int32_t world = communicator ? communicator->worldSize : 1;
+  if (rank < 0 || rank >= world)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": rank " + std::to_string(rank) +
+                    " of a run of " + std::to_string(world));
+  if (communicator && world > 1 && program->backend != GP_RT_BACKEND_HOST)
+    return fail(GP_RT_ERROR_UNAVAILABLE,
+                std::string(what) +
+                    ": ranks on the cuda backend need NCCL, which this "
+                    "runtime does not bind yet (the host backend runs ranks "
+                    "as threads of one process)");
+  program->communicator = communicator;
+  program->rank = rank;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactSetCommunicator(
+    gpRtArtifact *artifact, gpRtCommunicator *communicator, int32_t rank) {
+  const char *what = "gpRtArtifactSetCommunicator";
+  if (gpRtStatus status = checkHandle(artifact, what))
+    return status;
+  if (!artifact || !artifact->program)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": null, or an artifact opened with "
+                                    "gpRtArtifactInspect (no program)");
+  return gpRtProgramSetCommunicator(artifact->program, communicator, rank);
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramRank(gpRtProgram *program, int64_t *rank) {
+  if (!program || !rank)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramRank: null");
+  *rank = program->rank;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtProgramWorldSize(gpRtProgram *program,
+                                             int64_t *size) {
+  if (!program || !size)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtProgramWorldSize: null");
+  *size = program->communicator ? program->communicator->worldSize : 1;
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtCollective(gpRtProgram *program, gpRtStream *stream,
+                                       int32_t kind, int32_t reduction,
+                                       void *target, const void *source,
+                                       int64_t sourceElements,
+                                       int64_t targetElements,
+                                       int32_t elementType, int64_t root) {
+  if (!program || !stream || kind < kAllReduce || kind > kBroadcast ||
+      reduction < 0 || reduction > 2 || sourceElements < 0 ||
+      targetElements < 0 || root < 0 ||
+      (targetElements > 0 && (!target || !source)))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                "gpRtCollective: null program, stream or buffer, or an "
+                "unknown kind or reduction");
+  const char *what = collectiveName(kind);
+  int64_t bytes = elementTypeBytes(gpRtElementType(elementType));
+  if (bytes <= 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, std::string(what) +
+                                                  ": unknown element type " +
+                                                  std::to_string(elementType));
+  gpRtCommunicator *communicator = program->communicator;
+  int64_t world = communicator ? communicator->worldSize : 1;
+  // The sizes the ranks imply: the verifier checked what was static.
+  int64_t wanted = kind == kAllGather       ? sourceElements * world
+                   : kind == kReduceScatter ? sourceElements / world
+                                            : sourceElements;
+  if (targetElements != wanted ||
+      (kind == kReduceScatter && sourceElements % world != 0))
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + std::to_string(world) +
+                    " rank(s) with a source of " +
+                    std::to_string(sourceElements) +
+                    " elements need a target of " + std::to_string(wanted) +
+                    ", got " + std::to_string(targetElements));
+  if (kind == kBroadcast && root >= world)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": root " + std::to_string(root) +
+                    " is not a rank of a run of " + std::to_string(world));
+  if (world == 1) {
+    // Alone: the result is the source.
+    if (target == source || targetElements == 0)
+      return GP_RT_SUCCESS;
+    return gpRtCopy(stream, target, source, targetElements * bytes,
+                    GP_RT_COPY_PROGRAM_TO_PROGRAM);
+  }
+  if (program->backend != GP_RT_BACKEND_HOST)
+    return fail(GP_RT_ERROR_UNAVAILABLE,
+                std::string(what) +
+                    ": ranks on the cuda backend need NCCL, which this "
+                    "runtime does not bind yet");
+  gpRtCommunicator::Call call;
+  call.source = source;
+  call.kind = kind;
+  call.reduction = reduction;
+  call.elementType = elementType;
+  call.sourceElements = sourceElements;
+  call.targetElements = targetElements;
+  call.root = root;
+  if (!streamIsCapturing(stream))
+    return runLocal(*communicator, program->rank, call, target);
+  Descriptor1 targetBuffer{target, target, 0, targetElements, 1};
+  Descriptor1 sourceBuffer{const_cast<void *>(source),
+                           const_cast<void *>(source), 0, sourceElements, 1};
+  int64_t scalars[] = {reinterpret_cast<int64_t>(communicator),
+                       program->rank,
+                       kind,
+                       reduction,
+                       elementType,
+                       sourceElements,
+                       targetElements,
+                       root};
+  void *args[10] = {&sourceBuffer, &targetBuffer};
+  gpRtExternArg info[10];
+  for (int i = 0; i < 2; ++i)
+    info[i] = {GP_RT_MEMREF_BYTES(1), GP_RT_EXTERN_ARG_BUFFER, elementType, 1,
+               /*isResult=*/i == 1};
+  for (int i = 0; i < 8; ++i) {
+    args[2 + i] = &scalars[i];
+    info[2 + i] = {8, GP_RT_EXTERN_ARG_SCALAR, GP_RT_ELEMENT_I64, 0, 0};
+  }
+  return recordHostExtern(stream, localCollectiveExtern, args, info, 10);
+}
+
+} // extern "C"
