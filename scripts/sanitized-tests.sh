@@ -11,8 +11,8 @@
 # results, shared-artifact and same-address drivers, and gp-run on bad
 # input. Then the runtime's threads under ThreadSanitizer (build-tsan/):
 # its GoogleTests (threads sharing a program, ranks meeting at collectives)
-# and eight threads sharing one
-# loaded artifact. Any sanitizer report fails the run.
+# and eight threads sharing one loaded artifact. Any sanitizer report fails
+# the run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GP_BUILD:-$root/build}"
