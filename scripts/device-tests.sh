@@ -52,7 +52,8 @@ llvm="${GP_LLVM_DIR:-/usr/lib/llvm-22}"
 prepare() {
   rm -rf "$out" && mkdir -p "$out/artifacts" "$out/bin" "$out/lib"
   for program in "$root"/examples/*.mlir "$root"/test/Runtime/E2E/Inputs/*.mlir \
-                 "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir "$root"/test/Runtime/E2E/Inputs/views/*.mlir; do
+                 "$root"/test/Runtime/E2E/Inputs/kernels/*.mlir "$root"/test/Runtime/E2E/Inputs/views/*.mlir \
+                 "$root"/test/Runtime/E2E/Inputs/collectives/*.mlir; do
     stem="$(basename "$program" .mlir)"
     "$root/build/bin/gp-compile" "$program" --target cuda -o "$out/artifacts/$stem.cuda.so"
   done
@@ -133,6 +134,11 @@ SITE
   export GP_TEST_CUBIN="$out/artifacts/add2d.cubin"
   export LD_LIBRARY_PATH="$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PATH="$out/bin:$PATH"
+  # NCCL for the collectives: PyTorch's, where its wheel has one.
+  if [ -z "${GP_NCCL_LIBRARY:-}" ]; then
+    GP_NCCL_LIBRARY="$(python3 -c 'import glob, os, nvidia.nccl; print((glob.glob(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so*")) or [""])[0])' 2>/dev/null || true)"
+    export GP_NCCL_LIBRARY
+  fi
   local status=0
   PYTHONPATH="$out/lit${PYTHONPATH:+:$PYTHONPATH}" python3 -c "from lit.main import main; main()" -v \
     "$root/build-rt/test/Runtime/E2E/cuda-examples.test" \
@@ -156,6 +162,7 @@ SITE
     "$root/build-rt/test/Runtime/E2E/softmax-named-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/index-errors-cuda.test" \
     "$root/build-rt/test/Runtime/E2E/mutable-globals-cuda.test" \
+    "$root/build-rt/test/Runtime/E2E/collectives-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-cuda.test" \
     "$root/build-rt/test/Runtime/gp-run-backends.test" \
     "$root/build-rt/test/Runtime/runtime-unittests.test" || status=1

@@ -119,6 +119,12 @@ if _has_cuda_device():
 # Compiling for the cuda target. On the GPU machine, which has no LLVM/MLIR,
 # scripts/device-tests.sh points GP_CUDA_ARTIFACTS at artifacts compiled
 # beforehand and the same RUN lines copy them instead.
+# NCCL for collectives on GPUs: scripts/device-tests.sh points
+# GP_NCCL_LIBRARY at PyTorch's libnccl.so.2.
+if os.path.isfile(os.environ.get("GP_NCCL_LIBRARY", "")):
+    config.available_features.add("nccl")
+    llvm_config.with_system_environment(["GP_NCCL_LIBRARY"])
+
 if os.environ.get("GP_CUDA_ARTIFACTS"):
     llvm_config.with_system_environment(
         ["GP_CUDA_ARTIFACTS", "GP_TEST_CUBIN", "LD_LIBRARY_PATH"])

@@ -13,8 +13,11 @@
 // waiting until every rank has read before it writes (a source may be the
 // target). Captured host work records the collective as an extern call, so
 // a replay meets the other ranks' replays the same way and reports their
-// errors. Across GPUs the collectives need NCCL, which this runtime does
-// not bind yet: the cuda backend refuses more than one rank.
+// errors. On the cuda backend a rank's communicator is NCCL's (dlopen'd
+// like the CUDA driver: libnccl.so.2, or $GP_NCCL_LIBRARY), one per
+// instance and rank, made from a unique id one rank makes and hands to the
+// others; its collectives go on the partition's stream, so a capture
+// records them and a replay runs them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,16 +29,123 @@
 #include "RuntimeInternal.h"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
 #include <string>
 #include <vector>
 
 using namespace gp::rt;
 
-/// Ranks of one process that meet at each collective.
+namespace {
+
+/// NCCL's C API, the part the collectives use (nccl.h: ncclResult_t is an
+/// int enum, ncclUniqueId 128 bytes passed by value, streams are
+/// cudaStream_t, the driver's CUstream).
+struct NcclLibrary {
+  struct UniqueId {
+    char internal[128];
+  };
+  using Comm = void *;
+  int (*getUniqueId)(UniqueId *) = nullptr;
+  int (*commInitRank)(Comm *, int, UniqueId, int) = nullptr;
+  int (*commDestroy)(Comm) = nullptr;
+  int (*commAbort)(Comm) = nullptr;
+  int (*allReduce)(const void *, void *, size_t, int, int, Comm,
+                   void *) = nullptr;
+  int (*allGather)(const void *, void *, size_t, int, Comm, void *) = nullptr;
+  int (*reduceScatter)(const void *, void *, size_t, int, int, Comm,
+                       void *) = nullptr;
+  int (*broadcast)(const void *, void *, size_t, int, int, Comm,
+                   void *) = nullptr;
+  const char *(*getErrorString)(int) = nullptr;
+
+  static gpRtStatus get(const NcclLibrary *&result) {
+    static NcclLibrary library;
+    static gpRtStatus status = GP_RT_SUCCESS;
+    static std::string reason;
+    static std::once_flag once;
+    std::call_once(once, [] {
+      const char *path = std::getenv("GP_NCCL_LIBRARY");
+      if (!path || !*path)
+        path = "libnccl.so.2";
+      void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        status = GP_RT_ERROR_UNAVAILABLE;
+        reason = std::string("no NCCL: cannot load ") + path +
+                 " (set GP_NCCL_LIBRARY to its path)";
+        return;
+      }
+      auto load = [&](auto &fn, const char *name) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+            dlsym(handle, name));
+        return fn != nullptr;
+      };
+      if (!load(library.getUniqueId, "ncclGetUniqueId") ||
+          !load(library.commInitRank, "ncclCommInitRank") ||
+          !load(library.commDestroy, "ncclCommDestroy") ||
+          !load(library.commAbort, "ncclCommAbort") ||
+          !load(library.allReduce, "ncclAllReduce") ||
+          !load(library.allGather, "ncclAllGather") ||
+          !load(library.reduceScatter, "ncclReduceScatter") ||
+          !load(library.broadcast, "ncclBroadcast") ||
+          !load(library.getErrorString, "ncclGetErrorString")) {
+        status = GP_RT_ERROR_UNAVAILABLE;
+        reason = std::string(path) + " lacks an NCCL function the runtime "
+                                     "needs";
+      }
+    });
+    if (status)
+      return fail(status, reason);
+    result = &library;
+    return GP_RT_SUCCESS;
+  }
+
+  gpRtStatus check(int result, const std::string &what) const {
+    if (result == 0)
+      return GP_RT_SUCCESS;
+    return fail(GP_RT_ERROR_BACKEND, what + ": " + getErrorString(result));
+  }
+};
+
+/// NCCL's data type for a runtime element type, or -1.
+int ncclType(int32_t elementType) {
+  switch (elementType) {
+  case GP_RT_ELEMENT_I8:
+    return 0; // ncclInt8
+  case GP_RT_ELEMENT_U8:
+    return 1; // ncclUint8
+  case GP_RT_ELEMENT_I32:
+    return 2; // ncclInt32
+  case GP_RT_ELEMENT_I64:
+    return 4; // ncclInt64
+  case GP_RT_ELEMENT_F16:
+    return 6; // ncclFloat16
+  case GP_RT_ELEMENT_F32:
+    return 7; // ncclFloat32
+  case GP_RT_ELEMENT_F64:
+    return 8; // ncclFloat64
+  case GP_RT_ELEMENT_BF16:
+    return 9; // ncclBfloat16
+  case GP_RT_ELEMENT_F8E4M3FN:
+    return 10; // ncclFloat8e4m3
+  case GP_RT_ELEMENT_F8E5M2:
+    return 11; // ncclFloat8e5m2
+  default:
+    return -1;
+  }
+}
+
+} // namespace
+
+/// Ranks that meet at each collective: ranks of one process (local), or
+/// one rank's NCCL communicator.
 struct gpRtCommunicator {
   int32_t worldSize = 1;
+  /// NCCL: this rank's communicator, and its rank.
+  void *nccl = nullptr;
+  int32_t ncclRank = 0;
   std::mutex mutex;
   std::condition_variable changed;
   int32_t arrived = 0;
@@ -242,6 +352,52 @@ gpRtStatus localCollectiveExtern(gpRtStream *, void **args,
   return runLocal(*communicator, int32_t(scalar(3)), call, element(1));
 }
 
+/// A collective on `stream` through the rank's NCCL communicator (captured
+/// with the partition when it is being captured).
+gpRtStatus ncclCollective(gpRtProgram *program, gpRtStream *stream,
+                          gpRtCommunicator &communicator, int32_t kind,
+                          int32_t reduction, void *target, const void *source,
+                          int64_t sourceElements, int64_t targetElements,
+                          int32_t elementType, int64_t root) {
+  const char *what = collectiveName(kind);
+  if (program->backend != GP_RT_BACKEND_CUDA)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": an NCCL communicator on the host "
+                                    "backend");
+  const NcclLibrary *nccl = nullptr;
+  if (gpRtStatus status = NcclLibrary::get(nccl))
+    return status;
+  int type = ncclType(elementType);
+  if (type < 0)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": NCCL cannot carry " +
+                    gpRtElementTypeName(gpRtElementType(elementType)) +
+                    " elements");
+  // nccl.h's ncclSum, ncclMax, ncclMin.
+  int op = reduction == 0 ? 0 : reduction == 1 ? 2 : 3;
+  void *cuStream = streamCudaHandle(stream);
+  std::string call = std::string(what) + " (NCCL)";
+  switch (kind) {
+  case kAllReduce:
+    return nccl->check(nccl->allReduce(source, target, targetElements, type, op,
+                                       communicator.nccl, cuStream),
+                       call);
+  case kAllGather:
+    return nccl->check(nccl->allGather(source, target, sourceElements, type,
+                                       communicator.nccl, cuStream),
+                       call);
+  case kReduceScatter:
+    return nccl->check(nccl->reduceScatter(source, target, targetElements, type,
+                                           op, communicator.nccl, cuStream),
+                       call);
+  default:
+    return nccl->check(nccl->broadcast(source, target, targetElements, type,
+                                       static_cast<int>(root),
+                                       communicator.nccl, cuStream),
+                       call);
+  }
+}
+
 /// A rank-1 memref descriptor over `count` elements at `data`.
 struct Descriptor1 {
   void *allocated, *aligned;
@@ -271,6 +427,15 @@ GP_RT_EXPORT gpRtStatus gpRtCommunicatorCreateLocal(
 GP_RT_EXPORT gpRtStatus gpRtCommunicatorAbort(gpRtCommunicator *communicator) {
   if (!communicator)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtCommunicatorAbort: null");
+  if (communicator->nccl) {
+    const NcclLibrary *nccl = nullptr;
+    if (gpRtStatus status = NcclLibrary::get(nccl))
+      return status;
+    gpRtStatus status =
+        nccl->check(nccl->commAbort(communicator->nccl), "ncclCommAbort");
+    communicator->nccl = nullptr; // An aborted communicator is freed.
+    return status;
+  }
   std::lock_guard<std::mutex> lock(communicator->mutex);
   communicator->aborted = true;
   communicator->changed.notify_all();
@@ -279,7 +444,74 @@ GP_RT_EXPORT gpRtStatus gpRtCommunicatorAbort(gpRtCommunicator *communicator) {
 
 GP_RT_EXPORT gpRtStatus
 gpRtCommunicatorDestroy(gpRtCommunicator *communicator) {
+  gpRtStatus status = GP_RT_SUCCESS;
+  if (communicator && communicator->nccl) {
+    const NcclLibrary *nccl = nullptr;
+    status = NcclLibrary::get(nccl);
+    if (!status)
+      status =
+          nccl->check(nccl->commDestroy(communicator->nccl), "ncclCommDestroy");
+  }
   delete communicator;
+  return status;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtNcclUniqueId(uint8_t id[128]) {
+  if (!id)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT, "gpRtNcclUniqueId: null");
+  const NcclLibrary *nccl = nullptr;
+  if (gpRtStatus status = NcclLibrary::get(nccl))
+    return status;
+  NcclLibrary::UniqueId unique;
+  if (gpRtStatus status =
+          nccl->check(nccl->getUniqueId(&unique), "ncclGetUniqueId"))
+    return status;
+  std::memcpy(id, unique.internal, sizeof(unique.internal));
+  return GP_RT_SUCCESS;
+}
+
+GP_RT_EXPORT gpRtStatus gpRtArtifactJoinNccl(gpRtArtifact *artifact,
+                                             const uint8_t id[128],
+                                             int32_t worldSize, int32_t rank,
+                                             gpRtCommunicator **communicator) {
+  const char *what = "gpRtArtifactJoinNccl";
+  if (gpRtStatus status = checkHandle(artifact, what))
+    return status;
+  if (!artifact || !artifact->program || !id || !communicator ||
+      worldSize < 1 || rank < 0 || rank >= worldSize)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": null, an inspected artifact, or rank " +
+                    std::to_string(rank) + " of a run of " +
+                    std::to_string(worldSize));
+  gpRtProgram *program = artifact->program;
+  if (program->backend != GP_RT_BACKEND_CUDA)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": the program runs on the host backend "
+                                    "(gpRtCommunicatorCreateLocal joins host "
+                                    "ranks)");
+  const NcclLibrary *nccl = nullptr;
+  if (gpRtStatus status = NcclLibrary::get(nccl))
+    return status;
+  // NCCL makes the communicator on the calling thread's current device:
+  // the program's.
+  if (gpRtStatus status = program->driver->check(
+          program->driver->cuCtxSetCurrent(program->cuContext),
+          "cuCtxSetCurrent"))
+    return status;
+  NcclLibrary::UniqueId unique;
+  std::memcpy(unique.internal, id, sizeof(unique.internal));
+  void *comm = nullptr;
+  if (gpRtStatus status =
+          nccl->check(nccl->commInitRank(&comm, worldSize, unique, rank),
+                      "ncclCommInitRank"))
+    return status;
+  auto *created = new gpRtCommunicator;
+  created->worldSize = worldSize;
+  created->nccl = comm;
+  created->ncclRank = rank;
+  program->communicator = created;
+  program->rank = rank;
+  *communicator = created;
   return GP_RT_SUCCESS;
 }
 
@@ -293,12 +525,17 @@ GP_RT_EXPORT gpRtStatus gpRtProgramSetCommunicator(
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) + ": rank " + std::to_string(rank) +
                     " of a run of " + std::to_string(world));
+  if (communicator && communicator->nccl)
+    return fail(GP_RT_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": an NCCL communicator belongs to the "
+                                    "artifact that joined it "
+                                    "(gpRtArtifactJoinNccl)");
   if (communicator && world > 1 && program->backend != GP_RT_BACKEND_HOST)
     return fail(GP_RT_ERROR_UNAVAILABLE,
                 std::string(what) +
-                    ": ranks on the cuda backend need NCCL, which this "
-                    "runtime does not bind yet (the host backend runs ranks "
-                    "as threads of one process)");
+                    ": ranks on the cuda backend meet through NCCL "
+                    "(gpRtArtifactJoinNccl); a local communicator joins "
+                    "host ranks");
   program->communicator = communicator;
   program->rank = rank;
   return GP_RT_SUCCESS;
@@ -368,6 +605,10 @@ GP_RT_EXPORT gpRtStatus gpRtCollective(gpRtProgram *program, gpRtStream *stream,
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) + ": root " + std::to_string(root) +
                     " is not a rank of a run of " + std::to_string(world));
+  if (communicator && communicator->nccl)
+    return ncclCollective(program, stream, *communicator, kind, reduction,
+                          target, source, sourceElements, targetElements,
+                          elementType, root);
   if (world == 1) {
     // Alone: the result is the source.
     if (target == source || targetElements == 0)
@@ -378,8 +619,8 @@ GP_RT_EXPORT gpRtStatus gpRtCollective(gpRtProgram *program, gpRtStream *stream,
   if (program->backend != GP_RT_BACKEND_HOST)
     return fail(GP_RT_ERROR_UNAVAILABLE,
                 std::string(what) +
-                    ": ranks on the cuda backend need NCCL, which this "
-                    "runtime does not bind yet");
+                    ": ranks on the cuda backend meet through NCCL "
+                    "(gpRtArtifactJoinNccl)");
   gpRtCommunicator::Call call;
   call.source = source;
   call.kind = kind;

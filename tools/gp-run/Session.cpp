@@ -217,23 +217,49 @@ static std::string rankOutput(const std::string &output, int64_t rank) {
   return stem + ".rank" + std::to_string(rank) + ".npy";
 }
 
-/// --ranks N: N instances of the program, the ranks of one local
-/// communicator, each stepped on a thread of its own with the same inputs
-/// (and parameters); every rank must make the same collectives, so every
-/// rank runs the same steps.
+/// --ranks N: N instances of the program, each stepped on a thread of its
+/// own with the same inputs (and parameters): on the host backend the
+/// ranks of one local communicator; on cuda rank R runs on device
+/// --device + R and joins NCCL. Every rank must make the same collectives,
+/// so every rank runs the same steps.
 static int runRanks(const RunOptions &options, gpRtBackend backend) {
   int32_t count = static_cast<int32_t>(options.ranks);
-  gpRtCommunicator *communicator = nullptr;
-  check(gpRtCommunicatorCreateLocal(count, &communicator), "--ranks");
+  bool cuda = backend == GP_RT_BACKEND_CUDA;
+  gpRtCommunicator *local = nullptr;
+  if (!cuda)
+    check(gpRtCommunicatorCreateLocal(count, &local), "--ranks");
   std::vector<std::unique_ptr<Session>> ranks;
   for (int32_t rank = 0; rank < count; ++rank) {
     ranks.push_back(std::make_unique<Session>());
     Session &run = *ranks.back();
-    run.load(options.path, backend, options.device, options.entryNames);
-    check(gpRtArtifactSetCommunicator(run.artifact, communicator, rank),
-          "--ranks");
+    int32_t device =
+        cuda ? std::max<int32_t>(options.device, 0) + rank : options.device;
+    run.load(options.path, backend, device, options.entryNames);
+    if (!cuda)
+      check(gpRtArtifactSetCommunicator(run.artifact, local, rank), "--ranks");
     if (options.noCapture)
       check(gpRtProgramSetCaptureEnabled(run.program, 0), "--no-capture");
+  }
+  // NCCL: every rank joins at once (each join waits for the others).
+  std::vector<gpRtCommunicator *> joined(count, nullptr);
+  if (cuda) {
+    uint8_t id[128];
+    check(gpRtNcclUniqueId(id), "--ranks");
+    std::vector<gpRtStatus> statuses(count, GP_RT_SUCCESS);
+    std::vector<std::string> errors(count);
+    std::vector<std::thread> joining;
+    for (int32_t rank = 0; rank < count; ++rank)
+      joining.emplace_back([&, rank] {
+        statuses[rank] = gpRtArtifactJoinNccl(ranks[rank]->artifact, id, count,
+                                              rank, &joined[rank]);
+        if (statuses[rank])
+          errors[rank] = gpRtGetLastError();
+      });
+    for (std::thread &thread : joining)
+      thread.join();
+    for (int32_t rank = 0; rank < count; ++rank)
+      if (statuses[rank])
+        die("--ranks: rank " + std::to_string(rank) + ": " + errors[rank]);
   }
   Session &first = *ranks.front();
   std::string parameterOption =
@@ -338,8 +364,14 @@ static int runRanks(const RunOptions &options, gpRtBackend backend) {
       writeResults(rankOutput(options.output, rank), results[rank], written,
                    stdout);
     }
-  ranks.clear(); // Every artifact unloaded before its communicator goes.
-  gpRtCommunicatorDestroy(communicator);
+  // NCCL's communicators go while their GPUs' contexts are held; a local
+  // one after every artifact that meets through it is unloaded.
+  for (gpRtCommunicator *communicator : joined)
+    if (communicator)
+      check(gpRtCommunicatorDestroy(communicator), "--ranks");
+  ranks.clear();
+  if (local)
+    gpRtCommunicatorDestroy(local);
   return status;
 }
 
@@ -371,7 +403,7 @@ int gp::run::runProgram(const RunOptions &options) {
           "load " + options.path);
     gpRtArtifactUnload(inspected);
   }
-  if (options.ranks > 1)
+  if (options.ranks > 0)
     return runRanks(options, backend);
   Session run;
   run.load(options.path, backend, options.device, options.entryNames);

@@ -47,8 +47,9 @@ struct RunOptions {
   /// --json: the report as one JSON document on stdout (JsonReport.h);
   /// other lines go to stderr.
   bool json = false;
-  /// --ranks: program instances run together as ranks, one thread each.
-  int64_t ranks = 1;
+  /// --ranks: program instances run together as ranks, one thread each
+  /// (0: not given, the program runs alone).
+  int64_t ranks = 0;
 };
 
 /// Runs the program `options` name and prints the report; returns the exit

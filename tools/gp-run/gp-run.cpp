@@ -71,9 +71,10 @@ void printUsage(FILE *out) {
       "  --ranks N             run the program as N ranks (its collectives\n"
       "                        among them), each an instance of its own on\n"
       "                        its own thread, all with the same inputs;\n"
-      "                        --output writes PATH.rankR.npy per rank and\n"
-      "                        --expected-output checks every rank (host\n"
-      "                        backend; ranks on cuda need NCCL)\n"
+      "                        on cuda rank R on device --device + R, the\n"
+      "                        ranks joined through NCCL; --output writes\n"
+      "                        PATH.rankR.npy per rank and --expected-output\n"
+      "                        checks every rank\n"
       "  --extern-lib PATH     load user externs (gp_register_externs)\n"
       "  --parameters PATH     bind each named parameter of the program\n"
       "                        (--print-entries marks them parameter=NAME)\n"
@@ -422,7 +423,7 @@ static int run(int argc, char **argv) {
     options.path = "./" + options.path;
   if (options.iterations < 1)
     die("--iterations must be at least 1");
-  if (options.ranks > 1) {
+  if (options.ranks > 0) {
     for (auto [given, name] :
          {std::pair(options.doCheck, "--check"),
           std::pair(options.rotate > 1, "--rotate"),

@@ -274,13 +274,17 @@ gpRtStatus gpRtArtifactBindParameter(gpRtArtifact *artifact, const char *name,
 gpRtStatus gpRtArtifactSetPadding(gpRtArtifact *artifact, int32_t enabled);
 
 /* Collectives: a program compiled once runs as N ranks, one artifact
- * (program instance) each. A local communicator joins `worldSize` ranks
- * that are instances of this process, each called from its own thread (the
- * host backend; ranks on the cuda backend need NCCL, not bound yet). Set an
- * artifact's rank before its first call; every rank must then make the
- * same calls. Abort wakes and fails every collective waiting or to come
- * (call it when a rank fails, so that the others do not wait for it);
- * destroy it after every artifact that uses it is unloaded. */
+ * (program instance) each. On the host backend a local communicator joins
+ * `worldSize` ranks that are instances of this process, each called from
+ * its own thread; set each artifact's rank before its first call. On the
+ * cuda backend each rank joins NCCL (libnccl.so.2, or $GP_NCCL_LIBRARY):
+ * one rank makes a unique id (gpRtNcclUniqueId) and hands it to the others
+ * (a file, the environment), and every rank joins with it at once, each
+ * artifact on its own GPU, which makes that artifact's communicator.
+ * Every rank must then make the same calls. Abort fails every collective
+ * waiting or to come (call it when a rank fails, so that the others do not
+ * wait for it); destroy a communicator after every artifact that uses it
+ * is unloaded. */
 gpRtStatus gpRtCommunicatorCreateLocal(int32_t worldSize,
                                        gpRtCommunicator **communicator);
 gpRtStatus gpRtCommunicatorAbort(gpRtCommunicator *communicator);
@@ -288,6 +292,10 @@ gpRtStatus gpRtCommunicatorDestroy(gpRtCommunicator *communicator);
 gpRtStatus gpRtArtifactSetCommunicator(gpRtArtifact *artifact,
                                        gpRtCommunicator *communicator,
                                        int32_t rank);
+gpRtStatus gpRtNcclUniqueId(uint8_t id[128]);
+gpRtStatus gpRtArtifactJoinNccl(gpRtArtifact *artifact, const uint8_t id[128],
+                                int32_t worldSize, int32_t rank,
+                                gpRtCommunicator **communicator);
 
 /* Sets the program's capture sizes from text as GP_CUDAGRAPH_CAPTURE_SIZES
  * takes it ("1,2,4,8", "2x3,4x5", "default": 1, 2, 4, 8, every multiple of
