@@ -296,6 +296,11 @@ struct GPFuseKernelsPass
                                                  report ? &siblingLog : nullptr)
                    : 0;
       numSiblingMerges += mergedSiblings;
+      // Last: fusion composes views through indexing maps, and a reshape
+      // of a slice's copy would not survive that.
+      unsigned viewed = fusion::foldLinearCopies(func);
+      if (report && viewed)
+        os << "  " << viewed << " copies in linear order made views\n";
       if (report) {
         writeReport("gp-fuse-kernels: @" + func.getName().str() + ": " +
                     std::to_string(fused) + " fusions, " +

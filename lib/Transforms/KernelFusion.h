@@ -66,6 +66,13 @@ bool isPermutationCopy(linalg::LinalgOp produce);
 /// how many copies went.
 unsigned foldPermutedExternResults(FunctionOpInterface func);
 
+/// Makes each copy kernel whose fresh destination holds the source's
+/// elements in the same linear order (dimensions of extent 1 moved, or a
+/// contiguous copy of a contiguous buffer) a reshape view of the source,
+/// where nothing writes the source after it and the destination is only
+/// read, in its block (LinearCopies.cpp); returns how many copies went.
+unsigned foldLinearCopies(FunctionOpInterface func);
+
 /// A producer, its consumer and the buffer between them.
 struct Candidate {
   KernelOp producer, consumer;
