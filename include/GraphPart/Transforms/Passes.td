@@ -225,7 +225,7 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     parameter, copied because bufferization gives calls identity layouts)
     reads the view instead.
 
-    Last (option `siblings`), independent elementwise kernels share a
+    Then (option `siblings`), independent elementwise kernels share a
     launch: two kernels A and B (A before B, at most 16 ops apart) become
     one kernel where B was when both bodies are one `linalg.generic` (and
     pure scalar ops) with parallel loops only, over the same static loop
@@ -237,6 +237,15 @@ def GPFuseKernelsPass : Pass<"gp-fuse-kernels"> {
     and both payloads: the query, key and value heads split from one
     projection (three kernels reading one buffer) or written by three
     projections become one launch. Merging repeats until nothing changes.
+
+    Last, a copy kernel whose fresh destination holds its source's
+    elements in the same order in memory (both contiguous and static; what
+    moves is dimensions of extent 1, as a decode step's heads merged back
+    from [12, 1, 64] into [1, 1, 12, 64]) becomes a `gp.buffer.reshape` of
+    the source, where the source is an allocation of the block (or a
+    reshape of one) that nothing writes after the copy nor hands out, and
+    the destination is only read, in the block; the source's frees move
+    after the destination's last reader.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
