@@ -420,19 +420,11 @@ def profile_main(args):
                     (e.name, e.time_range.start, e.time_range.end)
                     for e in recorded.events()
                     if e.device_type == torch.autograd.DeviceType.CUDA]
-                by_name = {}
-                for kernel, start, end in activities:
-                    calls, total = by_name.get(kernel, (0, 0.0))
-                    by_name[kernel] = (calls + 1, total + end - start)
                 print("%s %s: %.1f us per token, %.1f device activities and "
                       "%.1f us GPU busy per token (%d tokens)" % (
                           name, label, wall, len(activities) / steps,
                           pytorch_models.busy_us(activities) / steps, steps))
-                top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
-                for kernel, (calls, total) in top[:12]:
-                    print("    %7.1f us/token %5.1f calls/token %7.2f us each"
-                          "  %s" % (total / steps, calls / steps,
-                                    total / calls, kernel[:90]))
+                pytorch_models.print_largest(activities, steps, "token")
                 sys.stdout.flush()
         artifact.close()
         del compiled

@@ -294,6 +294,20 @@ def busy_us(activities):
     return total
 
 
+def print_largest(activities, steps, unit="step"):
+    """The 12 device activities that take the most time, per `unit` of
+    `steps`: time, calls and time per call, by name."""
+    by_name = {}
+    for kernel, start, end in activities:
+        calls, total = by_name.get(kernel, (0, 0.0))
+        by_name[kernel] = (calls + 1, total + end - start)
+    top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
+    for kernel, (calls, total) in top[:12]:
+        print("    %7.1f us/%s %5.1f calls/%s %7.2f us each  %s" % (
+            total / steps, unit, calls / steps, unit, total / calls,
+            kernel[:90]))
+
+
 def profile_main(args):
     import torch
     true_f32()
@@ -309,19 +323,11 @@ def profile_main(args):
                               ("reduce-overhead", compiled)):
                 activities = device_activities(fn, values, steps)
                 busy[label] = busy_us(activities) / steps
-                by_name = {}
-                for kernel, start, end in activities:
-                    calls, total = by_name.get(kernel, (0, 0.0))
-                    by_name[kernel] = (calls + 1, total + end - start)
                 print("%s %s: %.1f device activities and %.1f us GPU busy "
                       "per step (%d steps)" % (
                           name, label, len(activities) / steps, busy[label],
                           steps))
-                top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
-                for kernel, (calls, total) in top[:12]:
-                    print("    %7.1f us/step %5.1f calls/step %7.2f us each  "
-                          "%s" % (total / steps, calls / steps, total / calls,
-                                  kernel[:90]))
+                print_largest(activities, steps)
         print("%s GPU busy per step: graphpart / reduce-overhead %.2fx" % (
             name, busy["graphpart"] / busy["reduce-overhead"]))
         sys.stdout.flush()

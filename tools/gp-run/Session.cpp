@@ -209,6 +209,36 @@ void checkRotation(int64_t sets, const std::vector<Input> &inputs) {
 
 } // namespace
 
+/// --expected-output's arrays, in order; dies naming a file it cannot read.
+static std::vector<Array> readReferences(const RunOptions &options) {
+  std::vector<Array> references;
+  for (const std::string &path : options.expectedOutputs) {
+    std::string error;
+    Array reference;
+    if (!readNpy(path, reference, error))
+      die(error);
+    references.push_back(std::move(reference));
+  }
+  return references;
+}
+
+/// The --input values of `argInfos` (random ones from `random`); dies on a
+/// spec that does not fit its argument.
+static std::vector<Input>
+parseInputs(const std::vector<std::string> &specs,
+            const std::vector<gpRtValueInfo> &argInfos,
+            std::mt19937_64 &random) {
+  std::vector<Input> inputs;
+  for (size_t i = 0; i < argInfos.size(); ++i) {
+    Input input;
+    std::string error;
+    if (!parseInput(specs[i], argInfos[i], i, random, input, error))
+      die(error);
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
 /// --output PATH for rank `rank`: PATH.rankR.npy (PATH without its .npy).
 static std::string rankOutput(const std::string &output, int64_t rank) {
   std::string stem = output;
@@ -287,14 +317,7 @@ static int runRanks(const RunOptions &options, gpRtBackend backend) {
                          : std::string()) +
         "; " + std::to_string(inputSpecs.size()) + " --input given");
   std::mt19937_64 random(options.seed);
-  std::vector<Input> inputs;
-  for (size_t i = 0; i < argInfos.size(); ++i) {
-    Input input;
-    std::string error;
-    if (!parseInput(inputSpecs[i], argInfos[i], i, random, input, error))
-      die(error);
-    inputs.push_back(std::move(input));
-  }
+  std::vector<Input> inputs = parseInputs(inputSpecs, argInfos, random);
   for (std::unique_ptr<Session> &run : ranks) {
     if (parameters)
       run->bindParameters(*parameters, parameterOption);
@@ -334,14 +357,7 @@ static int runRanks(const RunOptions &options, gpRtBackend backend) {
   }
   int status = 0;
   if (!options.expectedOutputs.empty()) {
-    std::vector<Array> references;
-    for (const std::string &path : options.expectedOutputs) {
-      std::string error;
-      Array reference;
-      if (!readNpy(path, reference, error))
-        die(error);
-      references.push_back(std::move(reference));
-    }
+    std::vector<Array> references = readReferences(options);
     int64_t failed = 0;
     for (int32_t rank = 0; rank < count; ++rank) {
       std::string what = "expected output (rank " + std::to_string(rank) + ")";
@@ -452,15 +468,7 @@ int gp::run::runProgram(const RunOptions &options) {
       die("--weights: " + error);
   }
   std::mt19937_64 random(options.seed);
-  std::vector<Input> inputs;
-  for (size_t i = 0; i < argInfos.size(); ++i) {
-    Input input;
-    std::string error;
-    if (!parseInput(inputSpecs[i], argInfos[i], i, random, input,
-                    error))
-      die(error);
-    inputs.push_back(std::move(input));
-  }
+  std::vector<Input> inputs = parseInputs(inputSpecs, argInfos, random);
   if (parameters) {
     // All of them bound (and checked) before anything runs.
     std::set<std::string> bound =
@@ -570,14 +578,7 @@ int gp::run::runProgram(const RunOptions &options) {
   }
 
   if (!options.expectedOutputs.empty()) {
-    std::vector<Array> references;
-    for (const std::string &path : options.expectedOutputs) {
-      std::string error;
-      Array reference;
-      if (!readNpy(path, reference, error))
-        die(error);
-      references.push_back(std::move(reference));
-    }
+    std::vector<Array> references = readReferences(options);
     int64_t mismatches = compare(results, references, options.rtol,
                                  options.atol, "expected output", "computed",
                                  "expected");
