@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -135,6 +136,26 @@ TEST_F(CollectivesTest, TwoRanksSumInPlace) {
   EXPECT_EQ(second.status, GP_RT_SUCCESS);
   EXPECT_EQ(first.target, (std::vector<float>{11, 22}));
   EXPECT_EQ(second.target, (std::vector<float>{11, 22}));
+}
+
+// Without NCCL (here: a path that does not exist) ranks on GPUs are a
+// clear error naming the library, not a crash. (The first call in the
+// process decides: no other test loads NCCL.)
+TEST(CollectivesNcclTest, MissingLibraryIsAClearError) {
+  const char *given = std::getenv("GP_NCCL_LIBRARY");
+  std::string saved = given ? given : "";
+  ASSERT_EQ(setenv("GP_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1), 0);
+  uint8_t id[128];
+  EXPECT_EQ(gpRtNcclUniqueId(id), GP_RT_ERROR_UNAVAILABLE);
+  EXPECT_NE(std::string(gpRtGetLastError())
+                .find("no NCCL: cannot load /nonexistent/libnccl.so.2 (set "
+                      "GP_NCCL_LIBRARY to its path)"),
+            std::string::npos)
+      << gpRtGetLastError();
+  if (given)
+    setenv("GP_NCCL_LIBRARY", saved.c_str(), 1);
+  else
+    unsetenv("GP_NCCL_LIBRARY");
 }
 
 TEST_F(CollectivesTest, RanksAreCheckedAgainstTheCommunicator) {
