@@ -6,14 +6,16 @@
 #   bash bench/gpu_round.sh prepare [VARIANT=OPTIONS ...]    here
 #   bash bench/gpu_round.sh run [SECONDS]                    there
 #
-# `prepare` builds build-device/ (scripts/device-tests.sh prepare), captures
+# `prepare` builds build-device/ (scripts/device-tests.sh prepare, and the
+# kernel benchmark's programs with each VARIANT, bench/kernels.sh), captures
 # the plain models with this machine's PyTorch when build-models/plain-graphs
 # is missing, builds them into build-models/plain, each VARIANT into
 # build-models/variants/VARIANT with `gp-pipeline` OPTIONS (e.g.
 # e4='elements-per-thread=4' r16='row-elements-per-thread=16'), and the
 # GPT-2 decode step into build-models/decode. `run` builds the runtime, runs
 # the cuda tests, times the models and every variant against
-# reduce-overhead in the same process, then the decode loop, within SECONDS
+# reduce-overhead in the same process (after the kernel benchmark, each
+# variant beside each case), then the decode loop, within SECONDS
 # in all (540 by default), writing each part's output to $OUT when set.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,6 +28,7 @@ case "${1:-}" in
   prepare)
     shift
     bash "$root/scripts/device-tests.sh" prepare >/dev/null || exit 1
+    GP_KERNEL_VARIANTS="$*" bash "$root/bench/kernels.sh" prepare >/dev/null || exit 1
     if [ ! -f "$models/plain-graphs/captures.json" ]; then
       "$python" "$root/bench/pytorch_models.py" capture "$models/plain-graphs" \
         plain_gpt2_64_f32 plain_gpt2_64_bf16 plain_gpt2_512_f32 plain_gpt2_512_bf16 \
@@ -53,6 +56,7 @@ case "${1:-}" in
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     bash "$root/scripts/device-tests.sh" run > "$out/tests.txt" 2>&1
     grep -E "Passed|Failed|FAIL:|Timed Out" "$out/tests.txt" | head -20
+    timeout "$(left)" bash "$root/bench/kernels.sh" run 2>&1 | tee "$out/kernels.txt"
     lib="$root/build-rt/lib/libgpruntime.so"
     # shellcheck disable=SC2086
     timeout "$(left)" bash "$root/bench/models_device.sh" quick "$models/plain" "$(left)" $names \

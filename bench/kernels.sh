@@ -12,6 +12,11 @@
 # steps, divided by reps), PyTorch's per op eager and replayed from a
 # torch.cuda graph (bench/kernels_torch.py, CUDA events, median of 200), and
 # the ratios ours / PyTorch-graph (kernel time) and ours / PyTorch-eager.
+#
+# GP_KERNEL_VARIANTS="e4=elements-per-thread=4 r8=row-elements-per-thread=8"
+# at `prepare` also compiles each case with those gp-pipeline options;
+# `run` then prints, under each case, each variant's time and ratio to
+# PyTorch's graph.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$root/build-device/kernels"
@@ -19,8 +24,16 @@ case "${1:-}" in
 prepare)
   rm -rf "$dir" && mkdir -p "$dir"
   python3 "$root/bench/gen_kernels.py" "$dir" "${2:-20}" | grep -E "${GP_KERNEL_CASES:-.}" > "$dir/cases.txt"
+  : > "$dir/variants.txt"
+  for variant in ${GP_KERNEL_VARIANTS:-}; do
+    echo "$variant" >> "$dir/variants.txt"
+  done
   while IFS='|' read -r label stem inputs reps shapes expr; do
     "$root/build/bin/gp-compile" "$dir/$stem.mlir" --target cuda -o "$dir/$stem.cuda.so"
+    while IFS='=' read -r name options; do
+      "$root/build/bin/gp-compile" "$dir/$stem.mlir" --target cuda -p "$options" \
+        -o "$dir/$stem.$name.cuda.so"
+    done < "$dir/variants.txt"
   done < "$dir/cases.txt"
   ;;
 run)
@@ -41,6 +54,14 @@ run)
     IFS='|' read -r _ eager graph < <(grep -F "$label|" "$dir/torch.txt" | head -1)
     awk -v l="$label" -v s="$step" -v r="$reps" -v e="$eager" -v g="$graph" 'BEGIN {
       ours = s / r; printf "%-26s %10.2f %12.2f %12.2f %8.2fx %8.2fx\n", l, ours, g, e, ours / g, ours / e }'
+    while IFS='=' read -r name options; do
+      # shellcheck disable=SC2086
+      step=$("$root/build-rt/bin/gp-run" "$dir/$stem.$name.cuda.so" $inputs --warmup 20 --iterations 200 |
+             sed -n 's/^latency per step: median \([0-9.]*\) us.*/\1/p' || true)
+      [ -n "$step" ] || { echo "  $name: gp-run FAILED"; continue; }
+      awk -v l="  $name ($options)" -v s="$step" -v r="$reps" -v g="$graph" 'BEGIN {
+        ours = s / r; printf "%-50s %10.2f %8.2fx\n", l, ours, ours / g }'
+    done < <(cat "$dir/variants.txt" 2>/dev/null || true)
   done < "$dir/cases.txt"
   ;;
 *) sed -n '2,16p' "$0"; exit 2 ;;
