@@ -206,74 +206,64 @@ const char *collectiveName(int32_t kind) {
   }
 }
 
-/// Combines element `index` of every source into `out` (sum 0, max 1, min
-/// 2), in `Element`'s arithmetic.
-template <typename T>
+/// A `T` stored as itself: ElementTypes.h's adaptors' shape, in `T`'s own
+/// arithmetic.
+template <typename T> struct PlainElement {
+  using Value = T;
+  static constexpr int64_t kBytes = sizeof(T);
+  static T load(const char *p) {
+    T value;
+    std::memcpy(&value, p, sizeof value);
+    return value;
+  }
+  static void store(char *p, T value) { std::memcpy(p, &value, sizeof value); }
+};
+
+/// A 16-bit float, combined in f32 and rounded once.
+template <typename Half> struct WidenedHalf : Half {
+  using Value = float;
+  static constexpr int64_t kBytes = 2;
+};
+
+/// Combines elements `first` .. `first + count` of every source into `out`
+/// (sum 0, max 1, min 2).
+template <typename Element>
 void reduceAs(int32_t reduction, const std::vector<const char *> &sources,
               int64_t first, int64_t count, char *out) {
+  using V = typename Element::Value;
   for (int64_t i = 0; i < count; ++i) {
-    T value;
-    std::memcpy(&value, sources[0] + (first + i) * sizeof(T), sizeof(T));
+    int64_t at = (first + i) * Element::kBytes;
+    V value = Element::load(sources[0] + at);
     for (size_t r = 1; r < sources.size(); ++r) {
-      T other;
-      std::memcpy(&other, sources[r] + (first + i) * sizeof(T), sizeof(T));
-      value = reduction == 0   ? T(value + other)
+      V other = Element::load(sources[r] + at);
+      value = reduction == 0   ? V(value + other)
               : reduction == 1 ? (other > value ? other : value)
                                : (other < value ? other : value);
     }
-    std::memcpy(out + i * sizeof(T), &value, sizeof(T));
-  }
-}
-
-/// The same for 16-bit floats, combined in f32 and rounded once.
-template <typename Element>
-void reduceHalf(int32_t reduction, const std::vector<const char *> &sources,
-                int64_t first, int64_t count, char *out) {
-  for (int64_t i = 0; i < count; ++i) {
-    float value = Element::load(sources[0] + (first + i) * 2);
-    for (size_t r = 1; r < sources.size(); ++r) {
-      float other = Element::load(sources[r] + (first + i) * 2);
-      value = reduction == 0   ? value + other
-              : reduction == 1 ? (other > value ? other : value)
-                               : (other < value ? other : value);
-    }
-    Element::store(out + i * 2, value);
+    Element::store(out + i * Element::kBytes, value);
   }
 }
 
 gpRtStatus reduce(const char *what, int32_t type, int32_t reduction,
                   const std::vector<const char *> &sources, int64_t first,
                   int64_t count, char *out) {
-  switch (type) {
-  case GP_RT_ELEMENT_F32:
-    reduceAs<float>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_F64:
-    reduceAs<double>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_F16:
-    reduceHalf<F16Element>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_BF16:
-    reduceHalf<BF16Element>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_I8:
-    reduceAs<int8_t>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_U8:
-    reduceAs<uint8_t>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_I32:
-    reduceAs<int32_t>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  case GP_RT_ELEMENT_I64:
-    reduceAs<int64_t>(reduction, sources, first, count, out);
-    return GP_RT_SUCCESS;
-  default:
+  using Reduce = void (*)(int32_t, const std::vector<const char *> &, int64_t,
+                          int64_t, char *);
+  Reduce run = type == GP_RT_ELEMENT_F32    ? reduceAs<PlainElement<float>>
+               : type == GP_RT_ELEMENT_F64  ? reduceAs<PlainElement<double>>
+               : type == GP_RT_ELEMENT_F16  ? reduceAs<WidenedHalf<F16Element>>
+               : type == GP_RT_ELEMENT_BF16 ? reduceAs<WidenedHalf<BF16Element>>
+               : type == GP_RT_ELEMENT_I8   ? reduceAs<PlainElement<int8_t>>
+               : type == GP_RT_ELEMENT_U8   ? reduceAs<PlainElement<uint8_t>>
+               : type == GP_RT_ELEMENT_I32  ? reduceAs<PlainElement<int32_t>>
+               : type == GP_RT_ELEMENT_I64  ? reduceAs<PlainElement<int64_t>>
+                                            : Reduce(nullptr);
+  if (!run)
     return fail(GP_RT_ERROR_INVALID_ARGUMENT,
                 std::string(what) + ": the host backend cannot combine " +
                     gpRtElementTypeName(gpRtElementType(type)) + " elements");
-  }
+  run(reduction, sources, first, count, out);
+  return GP_RT_SUCCESS;
 }
 
 /// One rank's part of a collective among the ranks of `communicator`.
